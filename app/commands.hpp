@@ -1,0 +1,12 @@
+#pragma once
+// Subcommands of robust-fit. Each takes the arguments after its name and returns the exit code;
+// they throw UsageError for command-line problems and other exceptions for data problems.
+#include <string>
+#include <vector>
+
+namespace robustfit::app {
+
+int run_fit(const std::vector<std::string>& args);
+int run_select(const std::vector<std::string>& args);
+
+}  // namespace robustfit::app

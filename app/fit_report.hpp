@@ -1,0 +1,26 @@
+#pragma once
+// Presenting a fit: a table for people, JSON for programs, a per-row residuals CSV.
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+#include "robustfit/data/design.hpp"
+#include "robustfit/regression/fit_result.hpp"
+
+namespace robustfit::app {
+
+struct FitContext {
+  std::string data_file;
+  const data::Design* design = nullptr;
+  double alpha = 0.5;        // LTS only
+  std::size_t subsets = 0;   // requested (0: the method's default)
+  std::uint64_t seed = 0;
+};
+
+void print_fit_table(std::ostream& out, const regression::FitResult& fit, const FitContext& context);
+void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context);
+// Columns: row (1-based data row), fitted, residual, std_residual, weight, outlier (0/1).
+void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,
+                         const FitContext& context);
+
+}  // namespace robustfit::app

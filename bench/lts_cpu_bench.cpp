@@ -1,0 +1,94 @@
+// CPU benchmark of fit_lts on contaminated regression scenarios (docs/BENCHMARKS.md).
+// Prints one CSV row per case: time (median/min/max of --runs), objective, ||beta_hat - beta||,
+// outlier precision and recall against the planted outliers. --write-data DIR also saves each
+// scenario as CSV so that R's robustbase can be timed on the very same data
+// (bench/peers/lts_robustbase.R).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "robustfit/data/csv.hpp"
+#include "robustfit/data/scenarios.hpp"
+#include "robustfit/regression/estimators.hpp"
+
+namespace {
+
+std::vector<std::size_t> parse_list(const std::string& text) {
+  std::vector<std::size_t> values;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) values.push_back(static_cast<std::size_t>(std::stod(item)));
+  return values;
+}
+
+void write_scenario(const std::filesystem::path& path, const robustfit::data::Scenario& s) {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> columns;
+  for (Eigen::Index j = 0; j < s.X.cols(); ++j) {
+    header.push_back("x" + std::to_string(j + 1));
+    columns.emplace_back(s.X.col(j).data(), s.X.col(j).data() + s.X.rows());
+  }
+  header.push_back("y");
+  columns.emplace_back(s.y.data(), s.y.data() + s.y.size());
+  robustfit::data::write_csv(path, header, columns);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string ns = "1e4,1e5,1e6", ps = "5,10", write_dir, contamination = "vertical";
+  double epsilon = 0.2;
+  int runs = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i], value = argv[i + 1];
+    if (key == "--n") ns = value;
+    else if (key == "--p") ps = value;
+    else if (key == "--eps") epsilon = std::stod(value);
+    else if (key == "--runs") runs = std::stoi(value);
+    else if (key == "--contamination") contamination = value;
+    else if (key == "--write-data") write_dir = value;
+    else {
+      std::cerr << "usage: bench_lts_cpu [--n 1e4,1e5] [--p 5,10] [--eps 0.2] [--runs 3] [--contamination vertical] [--write-data DIR]\n";
+      return 2;
+    }
+  }
+  std::cout << "n,p,eps,contamination,threads,runs,median_s,min_s,max_s,objective,beta_error,precision,recall\n";
+  for (std::size_t n : parse_list(ns)) {
+    for (std::size_t p : parse_list(ps)) {
+      robustfit::data::ScenarioSpec spec;
+      spec.n = n;
+      spec.q = p;
+      spec.epsilon = epsilon;
+      spec.contamination = robustfit::data::parse_contamination(contamination);
+      spec.seed = 1000 + n + p;
+      const auto scenario = robustfit::data::make_scenario(spec);
+      if (!write_dir.empty())
+        write_scenario(std::filesystem::path(write_dir) / ("lts_n" + std::to_string(n) + "_p" + std::to_string(p) + ".csv"), scenario);
+      std::vector<double> times;
+      robustfit::regression::FitResult fit;
+      for (int r = 0; r < runs; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        fit = robustfit::regression::fit_lts(scenario.X, scenario.y, {});
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      std::sort(times.begin(), times.end());
+      std::size_t true_pos = 0, flagged = 0, planted = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        flagged += fit.outlier[i];
+        planted += scenario.planted_outlier[i];
+        true_pos += fit.outlier[i] && scenario.planted_outlier[i];
+      }
+      std::printf("%zu,%zu,%.2f,%s,%u,%d,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f\n", n, p, epsilon, contamination.c_str(),
+                  std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(), times.back(),
+                  fit.objective, (fit.coefficients - scenario.beta).norm(),
+                  flagged ? static_cast<double>(true_pos) / static_cast<double>(flagged) : 1.0,
+                  planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0);
+      std::fflush(stdout);
+    }
+  }
+}

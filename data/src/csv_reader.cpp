@@ -1,0 +1,132 @@
+// CSV input: header of names, then cells kept as numbers or as recorded problems per column.
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+
+#include "cell_value.hpp"
+#include "csv_records.hpp"
+#include "robustfit/data/csv.hpp"
+
+namespace robustfit::data {
+namespace {
+
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+std::string at(std::string_view source, std::size_t line) {
+  return std::string(source) + ":" + std::to_string(line);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  const auto fail = [&](int error) {
+    return DataError("cannot open '" + path.string() +
+                     "': " + std::generic_category().message(error));
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw fail(EISDIR);
+  errno = 0;
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                              &std::fclose);
+  if (!file) throw fail(errno != 0 ? errno : ENOENT);
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, count);
+  if (std::ferror(file.get())) {
+    throw DataError("cannot read '" + path.string() +
+                    "': " + std::generic_category().message(errno != 0 ? errno : EIO));
+  }
+  return text;
+}
+
+std::vector<Column> read_header(csv_detail::RecordReader& reader, std::string_view source,
+                                std::size_t& header_line) {
+  csv_detail::Record record;
+  if (!reader.next(record)) throw DataError(std::string(source) + ": the file is empty");
+  header_line = record.line;
+  std::vector<Column> columns(record.size);
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (std::size_t i = 0; i < record.size; ++i) {
+    columns[i].name = std::move(record.fields[i].text);
+    const std::string number = std::to_string(i + 1);
+    if (columns[i].name.empty()) {
+      throw DataError(at(source, record.line) + ":" + number + ": column " + number +
+                      " has an empty name in the header");
+    }
+  }
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const auto [it, inserted] = seen.emplace(columns[i].name, i);
+    if (!inserted) {
+      throw DataError(at(source, record.line) + ":" + columns[i].name + ": duplicate column name '" +
+                      columns[i].name + "' (columns " + std::to_string(it->second + 1) + " and " +
+                      std::to_string(i + 1) + ")");
+    }
+  }
+  return columns;
+}
+
+}  // namespace
+
+std::size_t Table::column_index(std::string_view name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return i;
+  }
+  std::string known;
+  for (const Column& column : columns) known += (known.empty() ? "'" : ", '") + column.name + "'";
+  throw DataError(source + ": no column named '" + std::string(name) +
+                  "'; the columns are: " + known);
+}
+
+Table parse_csv(std::string_view text, std::string_view source, const CsvOptions& options) {
+  if (text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
+  if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
+    throw DataError(std::string(source) + ": the file is UTF-16 encoded; save it as UTF-8");
+  }
+  const char delimiter = options.delimiter != '\0' ? options.delimiter
+                                                   : csv_detail::detect_delimiter(text);
+  if (delimiter == '"' || delimiter == '\n' || delimiter == '\r' || delimiter == ' ') {
+    throw DataError(std::string(source) + ": the delimiter cannot be a quote, space or newline");
+  }
+
+  Table table;
+  table.source = std::string(source);
+  csv_detail::RecordReader reader(text, source, delimiter);
+  std::size_t header_line = 0;
+  table.columns = read_header(reader, source, header_line);
+  std::vector<std::string> names;
+  for (const Column& column : table.columns) names.push_back(column.name);
+  reader.set_column_names(&names);
+
+  csv_detail::Record record;
+  while (reader.next(record)) {
+    if (record.size != table.columns.size()) {
+      throw DataError(at(source, record.line) + ": expected " +
+                      std::to_string(table.columns.size()) + " fields (as in the header), found " +
+                      std::to_string(record.size));
+    }
+    const std::size_t row = table.lines.size();
+    table.lines.push_back(record.line);
+    for (std::size_t i = 0; i < record.size; ++i) {
+      Column& column = table.columns[i];
+      double value = 0.0;
+      const CellIssue issue = csv_detail::parse_cell(record.fields[i].text, value);
+      column.values.push_back(value);
+      if (issue != CellIssue::none) {
+        column.problems.push_back({row, record.line, issue, record.fields[i].text});
+      }
+    }
+  }
+  if (table.lines.empty()) {
+    throw DataError(at(source, header_line) + ": no data rows after the header");
+  }
+  return table;
+}
+
+Table read_csv(const std::filesystem::path& path, const CsvOptions& options) {
+  const std::string text = read_file(path);
+  return parse_csv(text, path.string(), options);
+}
+
+}  // namespace robustfit::data

@@ -1,0 +1,52 @@
+#pragma once
+// What a fit returns: what robustbase users expect of an "lts" object, and more.
+#include <Eigen/Core>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "robustfit/regression/options.hpp"
+
+namespace robustfit::regression {
+
+struct PhaseTimings {
+  double subsets_s = 0;     // drawing and solving elemental subsets
+  double objectives_s = 0;  // residuals + order statistics of candidates
+  double csteps_s = 0;      // C-steps (LTS)
+  double finish_s = 0;      // final fit, scale, reweighting, diagnostics
+  double total_s = 0;
+};
+
+struct FitResult {
+  Method method = Method::ls;
+  std::size_t n = 0;             // observations used
+  std::size_t p = 0;             // coefficients, intercept included
+  std::size_t h = 0;             // coverage (n for LS)
+  bool intercept = true;
+
+  // Coefficient vectors are ordered as R's coef(): the intercept first when present,
+  // then the predictors in the order given.
+  Eigen::VectorXd coefficients;      // final (reweighted for LTS/LMS) coefficients
+  Eigen::VectorXd raw_coefficients;  // the raw LTS/LMS fit (equal to coefficients for LS)
+  double scale = 0;                  // final scale
+  double raw_scale = 0;              // scale of the raw fit, consistency-corrected
+  double objective = 0;              // LTS: sum of the h smallest r^2 of the raw fit;
+                                     // LMS: the h-th smallest r^2; LS: residual sum of squares
+  double r_squared = 0;              // robust R^2 (robustbase's definition for LTS)
+
+  std::vector<std::size_t> best_subset;  // 0-based rows of the raw fit's h-subset (sorted)
+  Eigen::VectorXd fitted;                // from the final coefficients
+  Eigen::VectorXd residuals;             // y - fitted
+  Eigen::VectorXd standardized_residuals;  // residuals / scale
+  Eigen::VectorXd weights;               // 0/1 weights of the final fit
+  std::vector<bool> outlier;             // |standardized residual| beyond the cutoff
+
+  std::size_t subsets_tried = 0;     // elemental subsets evaluated (singular ones excluded)
+  std::size_t singular_subsets = 0;  // singular elemental subsets that were redrawn / skipped
+  bool exhaustive = false;           // every elemental subset was enumerated
+  std::string backend;               // "cpu" or "cuda"
+  std::string selection;             // selection algorithm used for the objectives
+  PhaseTimings timings;
+};
+
+}  // namespace robustfit::regression

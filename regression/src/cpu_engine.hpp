@@ -1,0 +1,41 @@
+#pragma once
+// The CPU engine: Eigen linear algebra and the CPU selection module, candidates spread
+// over all hardware threads.
+#include <Eigen/Core>
+#include <optional>
+
+#include "engine.hpp"
+
+namespace robustfit::regression::detail {
+
+class CpuEngine final : public Engine {
+ public:
+  CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y);
+
+  std::string backend_name() const override { return "cpu"; }
+  std::string selection_name() const override { return "nth-element"; }
+  std::size_t rows() const override { return static_cast<std::size_t>(X_.rows()); }
+  std::size_t cols() const override { return static_cast<std::size_t>(X_.cols()); }
+
+  void solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas,
+                       std::vector<std::uint8_t>& ok) override;
+  void lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) override;
+  void c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) override;
+  void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
+                      std::span<double> out) override;
+  std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const override;
+
+ private:
+  // Squared residuals of `beta` into `out` (resized to n).
+  void squared_residuals(const Eigen::VectorXd& beta, std::vector<double>& out) const;
+  // LS on the given rows for a C-step: normal equations (Cholesky), falling back to QR when
+  // the Gram matrix is not safely positive definite. nullopt when rank deficient.
+  std::optional<Eigen::VectorXd> refit(std::span<const std::size_t> rows) const;
+
+  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::MatrixXd X_;
+  RowMajorMatrix X_rows_;  // the same data row-major: gathering rows is a contiguous copy
+  Eigen::VectorXd y_;
+};
+
+}  // namespace robustfit::regression::detail

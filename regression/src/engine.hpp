@@ -1,0 +1,56 @@
+#pragma once
+// The backend-neutral engine interface. The estimator logic (sampling, C-step loop,
+// convergence, nested subsamples, reweighting) lives once in the drivers (fast_lts.cpp,
+// lms.cpp); an engine only does the per-candidate number crunching, for many candidates
+// at once so that a GPU engine can batch them.
+//
+// Candidates are the columns of a p x m coefficient matrix. The design X (n x p) includes the
+// column of ones when the model has an intercept; it is always column 0 then.
+#include <Eigen/Core>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace robustfit::regression::detail {
+
+// Row indices of elemental subsets: column j holds the p rows of candidate j.
+using SubsetMatrix = Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic>;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual std::string backend_name() const = 0;    // "cpu" | "cuda"
+  virtual std::string selection_name() const = 0;  // selection algorithm used for objectives
+  virtual std::size_t rows() const = 0;
+  virtual std::size_t cols() const = 0;
+
+  // Solves X_S beta = y_S for each subset S (column of `subsets`). ok[j] = 0 when X_S is
+  // singular (beta undefined then).
+  virtual void solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas,
+                               std::vector<std::uint8_t>& ok) = 0;
+
+  // LTS objective of each candidate: the sum of the h smallest squared residuals, computed
+  // from the h-th order statistic t of r^2 as sum_{r^2<t} r^2 + (h - #{r^2<t}) t (exact with ties).
+  virtual void lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) = 0;
+
+  // One C-step for each candidate: take the h rows with the smallest r^2 under betas.col(j)
+  // (ties by row order), refit least squares on them and store the new coefficients in
+  // betas.col(j). objective_before[j] receives the LTS objective of the old coefficients.
+  // A candidate whose h-subset is rank deficient keeps its old coefficients.
+  virtual void c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) = 0;
+
+  // LMS objective: the h-th smallest r^2 of each candidate. With adjust_intercept, betas(0, j)
+  // is first replaced by the intercept minimising it (the exact univariate LMS location of the
+  // residuals without intercept: the midpoint of the shortest window of h sorted values).
+  virtual void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
+                              std::span<double> out) = 0;
+
+  // An engine over a subset of the rows (FAST-LTS's nested subsamples).
+  virtual std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const = 0;
+};
+
+}  // namespace robustfit::regression::detail

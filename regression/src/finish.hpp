@@ -1,0 +1,26 @@
+#pragma once
+// After the search: the raw fit, its scale, reweighting and per-row diagnostics. Runs on the
+// host for every backend (O(n p^2) once), so both backends report identically.
+#include <Eigen/Core>
+#include <cstddef>
+
+#include "design_matrix.hpp"
+#include "robustfit/regression/fit_result.hpp"
+
+namespace robustfit::regression::detail {
+
+// LTS as robustbase::ltsReg: raw coefficients = LS on the h-subset of `beta`; raw scale with
+// the consistency factor and small-sample correction; 0/1 weights |r/s| <= qnorm(0.9875);
+// reweighted LS, its scale (corrected), standardized residuals, outlier flags, robust R^2.
+void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, double alpha,
+                bool reweight, FitResult& result);
+
+// LMS as Rousseeuw & Leroy (1987): raw scale (1 + 5/(n-p)) sqrt(objective) / qnorm((n+h)/(2n)),
+// weights |r/s0| <= 2.5, reweighted LS and scale sqrt(sum w r^2 / (sum w - p)), outliers
+// |r/scale| > 2.5.
+void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result);
+
+// Ordinary least squares.
+void finish_ls(const ModelData& data, FitResult& result);
+
+}  // namespace robustfit::regression::detail

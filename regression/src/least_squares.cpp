@@ -1,0 +1,75 @@
+#include "least_squares.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::regression::detail {
+
+namespace {
+
+// Householder QR solve; rank deficiency judged on the diagonal of R relative to its largest.
+std::optional<Eigen::VectorXd> qr_solve(const Eigen::MatrixXd& A, const Eigen::VectorXd& b) {
+  if (A.rows() < A.cols()) return std::nullopt;
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(A);
+  const auto diagonal = qr.matrixQR().diagonal().cwiseAbs();
+  const double largest = diagonal.maxCoeff();
+  const double tolerance = largest * static_cast<double>(A.rows()) * std::numeric_limits<double>::epsilon();
+  if (!(largest > 0) || diagonal.minCoeff() <= tolerance) return std::nullopt;
+  return Eigen::VectorXd(qr.solve(b));
+}
+
+}  // namespace
+
+std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                          std::span<const std::size_t> rows) {
+  if (rows.empty()) return qr_solve(X, y);
+  Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), X.cols());
+  Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    A.row(static_cast<Eigen::Index>(i)) = X.row(static_cast<Eigen::Index>(rows[i]));
+    b(static_cast<Eigen::Index>(i)) = y(static_cast<Eigen::Index>(rows[i]));
+  }
+  return qr_solve(A, b);
+}
+
+std::optional<Eigen::VectorXd> ls_weighted01(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                             const Eigen::VectorXd& weights) {
+  std::vector<std::size_t> rows;
+  for (Eigen::Index i = 0; i < weights.size(); ++i)
+    if (weights(i) > 0) rows.push_back(static_cast<std::size_t>(i));
+  if (rows.empty()) return std::nullopt;
+  return ls_on_rows(X, y, rows);
+}
+
+double trimmed_sum_inplace(std::span<double> squares, std::size_t h) {
+  const double t = selection::kth_smallest_inplace(squares, h - 1);
+  double below = 0;
+  std::size_t count = 0;
+  for (double v : squares)
+    if (v < t) {
+      below += v;
+      ++count;
+    }
+  return below + static_cast<double>(h - count) * t;
+}
+
+HSubset smallest_h(const Eigen::VectorXd& residuals, std::size_t h) {
+  std::vector<double> squares(static_cast<std::size_t>(residuals.size()));
+  for (std::size_t i = 0; i < squares.size(); ++i) squares[i] = residuals(static_cast<Eigen::Index>(i)) * residuals(static_cast<Eigen::Index>(i));
+  std::vector<double> work = squares;
+  const double t = selection::kth_smallest_inplace(std::span<double>(work), h - 1);
+  // Rows below t, plus the first (h - #below) rows equal to t, collected in row order.
+  std::size_t ties = h - static_cast<std::size_t>(std::count_if(squares.begin(), squares.end(), [t](double v) { return v < t; }));
+  HSubset subset;
+  subset.rows.reserve(h);
+  for (std::size_t i = 0; i < squares.size(); ++i)
+    if (squares[i] < t || (squares[i] == t && ties > 0 && ties--)) subset.rows.push_back(i);
+  for (std::size_t i : subset.rows) subset.objective += squares[i];
+  return subset;
+}
+
+}  // namespace robustfit::regression::detail

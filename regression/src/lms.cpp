@@ -1,0 +1,103 @@
+// Least Median of Squares (more generally: least h-th smallest squared residual) over random
+// or all elemental subsets, with the intercept of each candidate adjusted exactly, as
+// MASS::lqs(method = "lms") does; then the best ten are refined by Chebyshev steps
+// (lms_refine.hpp). Written once over the Engine interface.
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "c_steps.hpp"
+#include "design_matrix.hpp"
+#include "lms_refine.hpp"
+#include "engine_factory.hpp"
+#include "finish.hpp"
+#include "robustfit/regression/estimators.hpp"
+#include "stopwatch.hpp"
+#include "subsets.hpp"
+
+namespace robustfit::regression {
+
+namespace {
+
+constexpr double kExhaustiveLimit = 5000;  // MASS::lqs enumerates all subsets up to this many
+constexpr std::size_t kBatch = 4096;       // candidates evaluated per engine call
+constexpr std::size_t kRefined = 10;       // best candidates refined by Chebyshev steps
+constexpr int kMaxChebyshevSteps = 20;
+
+std::size_t default_lms_subsets(std::size_t p) { return std::min<std::size_t>(500 * p, 3000); }
+
+}  // namespace
+
+FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsOptions& options) {
+  detail::Stopwatch total, watch;
+  if (options.subsets && *options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
+  const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
+  const std::size_t n = data.n(), p = data.p();
+  const std::size_t h = options.h ? *options.h : (n + 1) / 2;
+  if (h <= p || h > n)
+    throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
+                                std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
+  auto engine = detail::make_engine(data, options.backend, options.selection);
+  FitResult result;
+  const double all = detail::binomial(n, p);
+  const std::size_t wanted = options.subsets.value_or(default_lms_subsets(p));
+  result.exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;
+  detail::Candidates candidates;
+  if (result.exhaustive) {
+    candidates = detail::exhaustive_elemental_fits(*engine);
+  } else {
+    detail::Random random(options.seed);
+    candidates = detail::random_elemental_fits(*engine, random, wanted);
+  }
+  result.subsets_tried = candidates.tried;
+  result.singular_subsets = candidates.singular;
+  result.timings.subsets_s = watch.lap();
+
+  // Evaluate in batches so that memory stays bounded.
+  const auto m = static_cast<std::size_t>(candidates.betas.cols());
+  std::vector<double> objectives(m);
+  for (std::size_t begin = 0; begin < m; begin += kBatch) {
+    const auto count = static_cast<Eigen::Index>(std::min(kBatch, m - begin));
+    auto batch_view = candidates.betas.middleCols(static_cast<Eigen::Index>(begin), count);
+    Eigen::MatrixXd batch = batch_view;
+    engine->lms_objectives(batch, h, data.intercept, std::span<double>(objectives).subspan(begin, static_cast<std::size_t>(count)));
+    batch_view = batch;  // keeps the adjusted intercepts
+  }
+  result.timings.objectives_s = watch.lap();
+  // Chebyshev steps on the best few (monotone: a candidate only ever improves).
+  const Eigen::MatrixXd finalists = detail::best_columns(candidates.betas, objectives, kRefined);
+  Eigen::VectorXd best;
+  double best_objective = std::numeric_limits<double>::infinity();
+  for (Eigen::Index j = 0; j < finalists.cols(); ++j) {
+    const detail::LmsRefinement refined = detail::refine_lms(data, finalists.col(j), h, kMaxChebyshevSteps);
+    if (refined.objective < best_objective) {
+      best_objective = refined.objective;
+      best = refined.beta;
+    }
+  }
+  result.timings.csteps_s = watch.lap();
+  result.backend = engine->backend_name();
+  result.selection = engine->selection_name();
+  detail::finish_lms(data, best, h, result);
+  result.timings.finish_s = watch.lap();
+  result.timings.total_s = total.lap();
+  return result;
+}
+
+FitResult fit_ls(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool intercept) {
+  detail::Stopwatch total;
+  FitResult result;
+  detail::finish_ls(detail::make_model_data(X, y, intercept), result);
+  result.backend = "cpu";
+  result.selection = "none";
+  result.timings.total_s = result.timings.finish_s = total.lap();
+  return result;
+}
+
+void check_design(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool intercept,
+                  std::span<const std::string> names) {
+  detail::make_model_data(X, y, intercept, names);
+}
+
+}  // namespace robustfit::regression

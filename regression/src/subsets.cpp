@@ -1,0 +1,111 @@
+#include "subsets.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace robustfit::regression::detail {
+
+double binomial(std::size_t n, std::size_t p) {
+  if (p > n) return 0;
+  p = std::min(p, n - p);
+  double value = 1;
+  for (std::size_t i = 1; i <= p; ++i) value = value * static_cast<double>(n - p + i) / static_cast<double>(i);
+  return value;
+}
+
+SubsetMatrix draw_subsets(Random& random, std::size_t n, std::size_t p, std::size_t count) {
+  SubsetMatrix subsets(static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(count));
+  std::vector<std::int64_t> chosen;
+  chosen.reserve(p);
+  for (std::size_t j = 0; j < count; ++j) {
+    chosen.clear();
+    // Floyd: for i in [n-p, n) pick t in [0, i]; take t unless already chosen, else i.
+    for (std::size_t i = n - p; i < n; ++i) {
+      const auto t = static_cast<std::int64_t>(random.below(i + 1));
+      const bool taken = std::find(chosen.begin(), chosen.end(), t) != chosen.end();
+      chosen.push_back(taken ? static_cast<std::int64_t>(i) : t);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    for (std::size_t r = 0; r < p; ++r) subsets(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = chosen[r];
+  }
+  return subsets;
+}
+
+SubsetMatrix enumerate_subsets(std::size_t n, std::size_t p) {
+  const auto total = static_cast<std::size_t>(binomial(n, p));
+  SubsetMatrix subsets(static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(total));
+  std::vector<std::int64_t> current(p);
+  for (std::size_t r = 0; r < p; ++r) current[r] = static_cast<std::int64_t>(r);
+  for (std::size_t j = 0; j < total; ++j) {
+    for (std::size_t r = 0; r < p; ++r) subsets(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = current[r];
+    // Next combination: bump the rightmost index that can still move, reset those after it.
+    std::size_t r = p;
+    while (r > 0 && current[r - 1] == static_cast<std::int64_t>(n - p + r - 1)) --r;
+    if (r == 0) break;
+    ++current[r - 1];
+    for (std::size_t s = r; s < p; ++s) current[s] = current[s - 1] + 1;
+  }
+  return subsets;
+}
+
+namespace {
+
+// Appends the regular candidates of one solved batch.
+void keep_regular(const Eigen::MatrixXd& betas, const std::vector<std::uint8_t>& ok,
+                  std::vector<Eigen::VectorXd>& kept, std::size_t limit) {
+  for (std::size_t j = 0; j < ok.size() && kept.size() < limit; ++j)
+    if (ok[j]) kept.emplace_back(betas.col(static_cast<Eigen::Index>(j)));
+}
+
+Eigen::MatrixXd as_matrix(const std::vector<Eigen::VectorXd>& columns, std::size_t p) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(columns.size()));
+  for (std::size_t j = 0; j < columns.size(); ++j) m.col(static_cast<Eigen::Index>(j)) = columns[j];
+  return m;
+}
+
+[[noreturn]] void no_regular_subset(std::size_t tried, std::size_t p) {
+  throw std::invalid_argument("no non-singular elemental subset found among " + std::to_string(tried) +
+                              " subsets of " + std::to_string(p) +
+                              " rows: the design matrix is (nearly) degenerate on most subsets");
+}
+
+}  // namespace
+
+Candidates random_elemental_fits(Engine& engine, Random& random, std::size_t count) {
+  const std::size_t n = engine.rows(), p = engine.cols();
+  // Singular draws are redrawn; on designs that are singular on most subsets (e.g. dummy
+  // columns) give up after 50x the requested number and use what was found.
+  const std::size_t max_tries = 50 * count + 1000;
+  Candidates result;
+  std::vector<Eigen::VectorXd> kept;
+  Eigen::MatrixXd betas;
+  std::vector<std::uint8_t> ok;
+  while (kept.size() < count && result.tried < max_tries) {
+    const std::size_t batch = std::min(count - kept.size(), max_tries - result.tried);
+    engine.solve_elemental(draw_subsets(random, n, p, batch), betas, ok);
+    result.tried += batch;
+    keep_regular(betas, ok, kept, count);
+  }
+  result.singular = result.tried - kept.size();
+  if (kept.empty()) no_regular_subset(result.tried, p);
+  result.betas = as_matrix(kept, p);
+  return result;
+}
+
+Candidates exhaustive_elemental_fits(Engine& engine) {
+  Candidates result;
+  const SubsetMatrix all = enumerate_subsets(engine.rows(), engine.cols());
+  std::vector<std::uint8_t> ok;
+  engine.solve_elemental(all, result.betas, ok);
+  std::vector<Eigen::VectorXd> kept;
+  keep_regular(result.betas, ok, kept, ok.size());
+  result.tried = ok.size();
+  result.singular = ok.size() - kept.size();
+  if (kept.empty()) no_regular_subset(result.tried, engine.cols());
+  result.betas = as_matrix(kept, engine.cols());
+  return result;
+}
+
+}  // namespace robustfit::regression::detail

@@ -1,0 +1,34 @@
+#pragma once
+// Elemental p-subsets: seeded random draws, exhaustive enumeration, and the loop that turns
+// them into candidate fits (redrawing singular ones). Shared by the LTS and LMS drivers.
+#include <Eigen/Core>
+#include <cstddef>
+
+#include "engine.hpp"
+#include "random.hpp"
+
+namespace robustfit::regression::detail {
+
+// C(n, p) as a double (inf when it overflows): only compared with small limits.
+double binomial(std::size_t n, std::size_t p);
+
+// `count` subsets of p distinct rows of [0, n), each sorted (Floyd's algorithm).
+SubsetMatrix draw_subsets(Random& random, std::size_t n, std::size_t p, std::size_t count);
+
+// Every p-subset of [0, n) in lexicographic order (C(n, p) columns).
+SubsetMatrix enumerate_subsets(std::size_t n, std::size_t p);
+
+struct Candidates {
+  Eigen::MatrixXd betas;       // p x m, non-singular elemental fits only
+  std::size_t tried = 0;       // subsets whose system was solved (singular ones included)
+  std::size_t singular = 0;
+};
+
+// `count` elemental fits from random subsets; singular subsets are redrawn (up to a bound,
+// then the candidates found so far are used). Throws std::invalid_argument if none is regular.
+Candidates random_elemental_fits(Engine& engine, Random& random, std::size_t count);
+
+// All C(n, p) elemental fits (singular ones skipped).
+Candidates exhaustive_elemental_fits(Engine& engine);
+
+}  // namespace robustfit::regression::detail

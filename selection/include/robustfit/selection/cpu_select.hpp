@@ -1,0 +1,28 @@
+#pragma once
+// k-th order statistics on the CPU: the reference every GPU algorithm is tested against.
+// Ranks are 0-based: k = 0 is the minimum, k = n-1 the maximum.
+// Errors (std::invalid_argument): empty input, k >= n, NaN anywhere in the input.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace robustfit::selection {
+
+// The k-th smallest value; the input is not modified (one copy is made).
+template <class T>
+T kth_smallest(std::span<const T> values, std::size_t k);
+
+// Same, reordering `values` in place (no copy): std::nth_element semantics afterwards.
+template <class T>
+T kth_smallest_inplace(std::span<T> values, std::size_t k);
+
+// Many order statistics of one vector; result[i] is the ks[i]-th smallest.
+// Ranks may come in any order and repeat.
+template <class T>
+std::vector<T> kth_smallest_many(std::span<const T> values, std::span<const std::size_t> ks);
+
+// Throws std::invalid_argument naming the position of the first NaN, if any.
+template <class T>
+void require_no_nan(std::span<const T> values);
+
+}  // namespace robustfit::selection

@@ -1,0 +1,41 @@
+#include "robustfit/selection/algorithm.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+namespace robustfit::selection {
+namespace {
+constexpr std::array<std::pair<Algorithm, std::string_view>, 8> kNames{{
+    {Algorithm::automatic, "auto"},
+    {Algorithm::sort, "sort"},
+    {Algorithm::cutting_plane, "cutting-plane"},
+    {Algorithm::bucket, "bucket"},
+    {Algorithm::radix, "radix"},
+    {Algorithm::sample, "sample"},
+    {Algorithm::multi, "multi"},
+    {Algorithm::nth_element, "nth-element"},
+}};
+}  // namespace
+
+std::string_view to_string(Algorithm algorithm) {
+  for (const auto& [a, name] : kNames)
+    if (a == algorithm) return name;
+  return "unknown";
+}
+
+Algorithm parse_algorithm(std::string_view name) {
+  for (const auto& [a, known] : kNames)
+    if (known == name) return a;
+  std::string message = "unknown selection algorithm '" + std::string(name) + "' (expected one of:";
+  for (const auto& [a, known] : kNames) message += " " + std::string(known);
+  throw std::invalid_argument(message + ")");
+}
+
+std::vector<std::string_view> algorithm_names() {
+  std::vector<std::string_view> names;
+  for (const auto& [a, name] : kNames) names.push_back(name);
+  return names;
+}
+
+}  // namespace robustfit::selection
