@@ -1,5 +1,5 @@
 // Selection inputs of docs/BENCHMARKS.md. Every value comes from one seeded xoshiro256**
-// stream, converted with our own transforms (Box-Muller, order statistics for Beta), so the
+// stream, converted with our own transforms (polar normals, order statistics for Beta), so the
 // output is identical across standard libraries and platforms.
 #include "robustfit/data/distributions.hpp"
 
@@ -10,6 +10,8 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+
+#include "robustfit/common/random.hpp"
 
 namespace robustfit::data {
 namespace {
@@ -69,42 +71,7 @@ constexpr int kKillerPowers = 65;
 constexpr double kKillerJitter = 0x1p-10;    // the n-65 values lie in 2^-32 * [1, 1 + jitter)
 constexpr double kNearZeroMultiples = 0x1p24;  // near_zero: |x| < 2^24 * denorm_min
 
-class Rng {  // xoshiro256**, seeded through splitmix64
- public:
-  explicit Rng(std::uint64_t seed) {
-    for (auto& word : state_) word = splitmix64(seed);
-  }
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-    const std::uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = rotl(state_[3], 45);
-    return result;
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
-  double uniform_open() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53; }  // (0,1)
-  double normal() {  // Box-Muller; the second value is dropped to keep the stream simple
-    const double radius = std::sqrt(-2.0 * std::log(uniform_open()));
-    return radius * std::cos(2.0 * std::numbers::pi * uniform());
-  }
-  std::size_t below(std::size_t bound) {  // [0, bound), bound >= 1; bias negligible here
-    return static_cast<std::size_t>(uniform() * static_cast<double>(bound)) % bound;
-  }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int s) { return (x << s) | (x >> (64 - s)); }
-  static std::uint64_t splitmix64(std::uint64_t& x) {
-    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::array<std::uint64_t, 4> state_{};
-};
+using Rng = common::Random;
 
 // Beta(2,5) is the 2nd smallest of 6 uniforms (integer parameters: an order statistic).
 double beta_2_5(Rng& rng) {

@@ -18,12 +18,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "scenario_random.hpp"
+#include "robustfit/common/random.hpp"
 
 namespace robustfit::data {
 namespace {
 
-using scenario_detail::ScenarioRandom;
+using ScenarioRandom = common::Random;
 
 struct NamedContamination {
   Contamination value;

@@ -5,9 +5,11 @@
 #include <cstddef>
 
 #include "engine.hpp"
-#include "random.hpp"
+#include "robustfit/common/random.hpp"
 
 namespace robustfit::regression::detail {
+
+using common::Random;
 
 // C(n, p) as a double (inf when it overflows): only compared with small limits.
 double binomial(std::size_t n, std::size_t p);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -41,31 +40,34 @@ T kth_smallest(std::span<const T> values, std::size_t k) {
   return kth_smallest_inplace(std::span<T>(copy), k);
 }
 
+namespace {
+
+// Places the ranks in [first, last) (offset: the rank of *first; ranks sorted, distinct) by
+// selecting the middle rank, then recursing on either side: O(n log m) for m ranks.
+template <class It>
+void place_ranks(It first, It last, std::size_t offset, std::span<const std::size_t> ranks) {
+  if (ranks.empty()) return;
+  const std::size_t middle = ranks.size() / 2, k = ranks[middle];
+  const It kth = first + static_cast<std::ptrdiff_t>(k - offset);
+  std::nth_element(first, kth, last);
+  place_ranks(first, kth, offset, ranks.first(middle));
+  place_ranks(kth + 1, last, k + 1, ranks.subspan(middle + 1));
+}
+
+}  // namespace
+
 template <class T>
 std::vector<T> kth_smallest_many(std::span<const T> values, std::span<const std::size_t> ks) {
   for (std::size_t k : ks) require_rank(values.size(), k);
   require_no_nan(values);
   std::vector<T> work(values.begin(), values.end());
-  // Distinct ranks in increasing order; each nth_element only touches the part right of the
-  // previous rank, so m ranks cost O(n log m) in expectation rather than O(n m).
-  std::vector<std::size_t> order(ks.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ks[a] < ks[b]; });
-  std::vector<T> result(ks.size());
-  auto lo = work.begin();
-  std::size_t previous = 0;
-  bool first = true;
-  for (std::size_t i : order) {
-    const std::size_t k = ks[i];
-    if (first || k != previous) {
-      auto kth = work.begin() + static_cast<std::ptrdiff_t>(k);
-      std::nth_element(lo, kth, work.end());
-      lo = kth;  // everything left of kth is <= it: later (larger) ranks lie to the right
-      previous = k;
-      first = false;
-    }
-    result[i] = work[k];
-  }
+  std::vector<std::size_t> ranks(ks.begin(), ks.end());
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  place_ranks(work.begin(), work.end(), 0, ranks);
+  std::vector<T> result;
+  result.reserve(ks.size());
+  for (std::size_t k : ks) result.push_back(work[k]);
   return result;
 }
 
