@@ -1,6 +1,5 @@
 #include "cpu_engine.hpp"
 
-#include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <algorithm>
 #include <limits>
@@ -24,13 +23,7 @@ std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const std::size_t> row
   }
   Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(p, p);
   gram.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
-  const Eigen::LLT<Eigen::MatrixXd> llt(gram);
-  // Cholesky squares the condition number: use it only while the diagonal of L stays well away
-  // from zero relative to its largest entry (about 1e-5, i.e. condition below ~1e10).
-  if (llt.info() == Eigen::Success) {
-    const auto d = llt.matrixLLT().diagonal().cwiseAbs();
-    if (d.minCoeff() > 1e-5 * d.maxCoeff()) return Eigen::VectorXd(llt.solve(A.transpose() * b));
-  }
+  if (auto beta = solve_normal_equations(gram, A.transpose() * b)) return beta;
   std::vector<std::size_t> all;
   return ls_on_rows(Eigen::MatrixXd(A), b, all);
 }

@@ -1,5 +1,6 @@
 #include "least_squares.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/QR>
 #include <algorithm>
 #include <limits>
@@ -43,6 +44,18 @@ std::optional<Eigen::VectorXd> ls_weighted01(const Eigen::MatrixXd& X, const Eig
     if (weights(i) > 0) rows.push_back(static_cast<std::size_t>(i));
   if (rows.empty()) return std::nullopt;
   return ls_on_rows(X, y, rows);
+}
+
+std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs) {
+  const Eigen::LLT<Eigen::MatrixXd> llt(gram);
+  if (llt.info() != Eigen::Success) return std::nullopt;
+  // Cholesky squares the condition number: use it only while the diagonal of L stays well away
+  // from zero relative to its largest entry (about 1e-5, i.e. condition below ~1e10).
+  const auto d = llt.matrixLLT().diagonal().cwiseAbs();
+  if (!(d.minCoeff() > 1e-5 * d.maxCoeff())) return std::nullopt;
+  Eigen::VectorXd beta = llt.solve(rhs);
+  if (!beta.allFinite()) return std::nullopt;
+  return beta;
 }
 
 double trimmed_sum_inplace(std::span<double> squares, std::size_t h) {

@@ -16,6 +16,11 @@ std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen:
 std::optional<Eigen::VectorXd> ls_weighted01(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                              const Eigen::VectorXd& weights);
 
+// Solves the normal equations G beta = rhs (G symmetric, lower triangle used) by Cholesky;
+// nullopt when G is not safely positive definite (then callers refit by QR instead). Shared by
+// the C-step refits of every engine so that they decide alike.
+std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs);
+
 // The h rows with the smallest squared residuals (ties broken by row order), sorted, and
 // the sum of those h squared residuals. Goes through the selection module (no full sort).
 struct HSubset {
