@@ -1,0 +1,465 @@
+// Selection benchmark on the GPU (docs/BENCHMARKS.md, "Selection" and "Batched selection").
+// For each case: median / min / max of >= 10 timed calls (CUDA events, after warm-up), GB/s,
+// the one-pass floor (cub::DeviceReduce::Max over the same array, same run), time / floor,
+// and speed-up over sort&choose. Every answer is checked against sort&choose from the same run;
+// the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
+//
+//   bench_selection_bench --out sel.csv [--json sel.json] [--quick] [--sections single,multi,batched,tune]
+//                         [--runs 10] [--types float,double]
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../selection/src/cuda/checked_select.cuh"  // tuning knobs of the cutting plane
+#include "robustfit/data/distributions.hpp"
+#include "robustfit/selection/cuda/select.hpp"
+#include "robustfit/selection/gpu.hpp"
+
+namespace {
+
+using robustfit::data::Distribution;
+using robustfit::selection::Algorithm;
+namespace gpu = robustfit::selection::cuda;
+namespace detail = robustfit::selection::cuda::detail;
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+struct Options {
+  std::string out = "selection_bench.csv";
+  std::string json;
+  bool quick = false;
+  int runs = 10;
+  std::vector<std::string> sections{"single", "multi", "batched", "tune"};
+  std::vector<std::string> types{"float", "double"};
+  std::string command;
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+struct Row {
+  std::string section, algorithm, type, distribution, shape;
+  std::size_t n = 0, k = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0, gbps = 0, floor_ms = 0, sort_ms = 0;
+  int mismatches = 0;
+  std::string error;
+};
+
+std::vector<Row> g_rows;
+
+struct Timing {
+  double median, min, max;
+};
+
+// Runs `call(i)` (i = rotation index) warm-up times, then `runs` times between events.
+Timing time_calls(int runs, std::size_t rotation, const std::function<void(std::size_t)>& call) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < 2; ++i) call(i % rotation);
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    check(cudaEventRecord(start), "cudaEventRecord");
+    call((i + 2) % rotation);
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float elapsed = 0;
+    check(cudaEventElapsedTime(&elapsed, start, stop), "cudaEventElapsedTime");
+    ms.push_back(elapsed);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+// Device copies of one input, enough of them to exceed ~3x the 60 MB L2.
+template <class T>
+struct RotatedInput {
+  std::vector<T*> copies;
+  std::size_t n = 0;
+  RotatedInput(const std::vector<T>& host) : n(host.size()) {
+    const std::size_t bytes = n * sizeof(T);
+    const std::size_t count = std::clamp<std::size_t>((180u << 20) / bytes + 1, 1, 64);
+    copies.resize(count);
+    for (T*& copy : copies) {
+      check(cudaMalloc(&copy, bytes), "cudaMalloc input");
+      check(cudaMemcpy(copy, host.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy input");
+    }
+  }
+  ~RotatedInput() {
+    for (T* copy : copies) cudaFree(copy);
+  }
+};
+
+template <class T>
+double floor_ms(const RotatedInput<T>& input, int runs) {
+  T* d_max = nullptr;
+  check(cudaMalloc(&d_max, sizeof(T)), "cudaMalloc");
+  std::size_t temp_bytes = 0;
+  cub::DeviceReduce::Max(nullptr, temp_bytes, input.copies[0], d_max, input.n);
+  void* d_temp = nullptr;
+  check(cudaMalloc(&d_temp, temp_bytes), "cudaMalloc");
+  const Timing t = time_calls(runs, input.copies.size(), [&](std::size_t i) {
+    check(cub::DeviceReduce::Max(d_temp, temp_bytes, input.copies[i], d_max, input.n), "reduce");
+  });
+  cudaFree(d_temp);
+  cudaFree(d_max);
+  return t.median;
+}
+
+const char* type_name(float) { return "float"; }
+const char* type_name(double) { return "double"; }
+
+std::string algorithm_name(Algorithm a) { return std::string(robustfit::selection::to_string(a)); }
+
+// One single-rank case: sort first (the reference answer and the speed-up baseline), then the
+// others. An algorithm that throws gets a row with the error and does not stop the run.
+template <class T>
+void bench_single_case(const Options& options, gpu::Workspace& workspace,
+                       const RotatedInput<T>& input, double floor, const std::string& dist,
+                       std::size_t k, const std::vector<Algorithm>& algorithms) {
+  const std::size_t n = input.n;
+  const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
+  double sort_ms = 0;
+  for (const Algorithm algorithm : algorithms) {
+    Row row{"single", algorithm_name(algorithm), type_name(T{}), dist, "", n, k};
+    row.floor_ms = floor;
+    try {
+      const Timing t = time_calls(options.runs, input.copies.size(), [&](std::size_t i) {
+        if (gpu::kth_smallest(input.copies[i], n, k, algorithm, workspace) != expected)
+          ++row.mismatches;
+      });
+      row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
+      row.gbps = n * sizeof(T) / (t.median * 1e6);
+      if (algorithm == Algorithm::sort) sort_ms = t.median;
+    } catch (const std::exception& error) {
+      row.error = error.what();
+    }
+    row.sort_ms = sort_ms;
+    g_rows.push_back(row);
+  }
+}
+
+template <class T>
+void bench_single(const Options& options, gpu::Workspace& workspace) {
+  const std::vector<Algorithm> algorithms{Algorithm::sort,   Algorithm::cutting_plane,
+                                          Algorithm::bucket, Algorithm::radix,
+                                          Algorithm::sample, Algorithm::automatic};
+  std::vector<int> log_sizes{20, 22, 24, 26, 28};
+  if (options.quick) log_sizes = {20, 24};
+  for (const int log_n : log_sizes) {
+    const std::size_t n = std::size_t{1} << log_n;
+    std::vector<Distribution> dists;
+    if (log_n <= 24 && !options.quick) {
+      for (const Distribution d : robustfit::data::all_distributions()) dists.push_back(d);
+    } else if (log_n == 26) {
+      dists = {Distribution::uniform, Distribution::normal, Distribution::two_values_95,
+               Distribution::bucket_killer, Distribution::few_huge};
+    } else {
+      dists = {Distribution::uniform, Distribution::normal};
+    }
+    for (const Distribution dist : dists) {
+      std::vector<std::size_t> distincts{16};
+      if (dist == Distribution::distinct_d && !options.quick) distincts = {16, 1024};
+      for (const std::size_t distinct : distincts) {
+        const auto host = robustfit::data::make_distribution<T>(dist, n, 42 + log_n, distinct);
+        RotatedInput<T> input(host);
+        const double floor = floor_ms(input, options.runs);
+        std::string name(robustfit::data::to_string(dist));
+        if (dist == Distribution::distinct_d) name += "_" + std::to_string(distinct);
+        std::vector<std::size_t> ks{n / 2};
+        if (dist == Distribution::uniform || dist == Distribution::normal)
+          ks = {n / 2, 0, n / 100, n - 1};
+        for (const std::size_t k : ks)
+          bench_single_case(options, workspace, input, floor, name, k, algorithms);
+        std::fprintf(stderr, "single %s n=2^%d %s done\n", type_name(T{}), log_n, name.c_str());
+      }
+    }
+  }
+}
+
+// Many ranks: evenly spaced order statistics (101 = the percentiles headline).
+template <class T>
+void bench_multi(const Options& options, gpu::Workspace& workspace) {
+  const std::vector<int> log_sizes = options.quick ? std::vector<int>{24} : std::vector<int>{24, 26, 28};
+  for (const int log_n : log_sizes) {
+    const std::size_t n = std::size_t{1} << log_n;
+    for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
+      if (log_n == 28 && dist == Distribution::normal) continue;
+      const auto host = robustfit::data::make_distribution<T>(dist, n, 7 + log_n);
+      RotatedInput<T> input(host);
+      const double floor = floor_ms(input, options.runs);
+      for (const std::size_t count : {5, 11, 101, 1001}) {
+        if (log_n != 26 && count != 101) continue;
+        std::vector<std::size_t> ks(count);
+        for (std::size_t i = 0; i < count; ++i) ks[i] = i * (n - 1) / (count - 1);
+        std::vector<T> expected(count), got(count);
+        gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(),
+                               Algorithm::sort, workspace);
+        double sort_ms = 0;
+        for (const Algorithm algorithm :
+             {Algorithm::sort, Algorithm::multi, Algorithm::automatic, Algorithm::radix}) {
+          if (algorithm == Algorithm::radix && count > 11) continue;  // one pass set per rank
+          Row row{"multi", algorithm_name(algorithm), type_name(T{}),
+                  std::string(robustfit::data::to_string(dist)), std::to_string(count) + " ranks",
+                  n, count};
+          row.floor_ms = floor;
+          try {
+            const Timing t = time_calls(options.runs, input.copies.size(), [&](std::size_t i) {
+              gpu::kth_smallest_many(input.copies[i], n, ks.data(), count, got.data(), algorithm,
+                                     workspace);
+              if (got != expected) ++row.mismatches;
+            });
+            row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
+            row.gbps = n * sizeof(T) / (t.median * 1e6);
+            if (algorithm == Algorithm::sort) sort_ms = t.median;
+          } catch (const std::exception& error) {
+            row.error = error.what();
+          }
+          row.sort_ms = sort_ms;
+          g_rows.push_back(row);
+        }
+      }
+      std::fprintf(stderr, "multi %s n=2^%d done\n", type_name(T{}), log_n);
+    }
+  }
+}
+
+// splitmix64-based N(0,1)-like values (sum of uniforms) generated on the device: batched
+// inputs are too large to generate on the host in the time budget.
+template <class T>
+__global__ void fill_matrix(T* matrix, std::size_t count, unsigned long long seed) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    unsigned long long z = seed + i * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u1 = double(z >> 11) * 0x1.0p-53, u2 = double(z & 0x7ff) / 2048.0;
+    matrix[i] = T((u1 - 0.5) * 3.4641 + (u2 - 0.5) * 0.01);
+  }
+}
+
+template <class T>
+void bench_batched(const Options& options, gpu::Workspace& workspace) {
+  const std::vector<std::size_t> all_cols{64, 512, 4096};
+  const std::vector<int> all_rows{12, 16, 20};
+  for (const std::size_t cols : all_cols) {
+    for (const int log_rows : all_rows) {
+      const std::size_t rows = std::size_t{1} << log_rows;
+      if (cols * rows > (std::size_t{1} << 29)) continue;  // 4096 x 2^20: beyond the time budget
+      if (options.quick && cols * rows > (std::size_t{1} << 26)) continue;
+      const std::size_t count = rows * cols;
+      const std::size_t rotation = std::clamp<std::size_t>((180u << 20) / (count * sizeof(T)) + 1, 1, 16);
+      std::vector<T*> copies(rotation);
+      for (std::size_t r = 0; r < rotation; ++r) {
+        check(cudaMalloc(&copies[r], count * sizeof(T)), "cudaMalloc matrix");
+        fill_matrix<T><<<1024, 256>>>(copies[r], count, 1234 + cols + log_rows);
+        check(cudaGetLastError(), "fill_matrix");
+      }
+      T *d_expected, *d_out;
+      check(cudaMalloc(&d_expected, cols * sizeof(T)), "cudaMalloc");
+      check(cudaMalloc(&d_out, cols * sizeof(T)), "cudaMalloc");
+      // Floor: one reduction over the whole matrix.
+      T* d_max = nullptr;
+      check(cudaMalloc(&d_max, sizeof(T)), "cudaMalloc");
+      std::size_t temp_bytes = 0;
+      cub::DeviceReduce::Max(nullptr, temp_bytes, copies[0], d_max, count);
+      void* d_temp = nullptr;
+      check(cudaMalloc(&d_temp, temp_bytes), "cudaMalloc");
+      const double floor = time_calls(options.runs, rotation, [&](std::size_t i) {
+                             check(cub::DeviceReduce::Max(d_temp, temp_bytes, copies[i], d_max, count), "reduce");
+                           }).median;
+      for (const std::size_t k : {rows / 2, rows / 2 + 5}) {
+        gpu::kth_smallest_batched(copies[0], rows, cols, rows, k, d_expected, Algorithm::sort, workspace);
+        std::vector<T> expected(cols), got(cols);
+        check(cudaMemcpy(expected.data(), d_expected, cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+        double sort_ms = 0;
+        for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix}) {
+          Row row{"batched", algorithm_name(algorithm), type_name(T{}), "normal-like",
+                  std::to_string(cols) + "x2^" + std::to_string(log_rows), rows, k};
+          row.floor_ms = floor;
+          const Timing t = time_calls(options.runs, rotation, [&](std::size_t i) {
+            gpu::kth_smallest_batched(copies[i], rows, cols, rows, k, d_out, algorithm, workspace);
+          });
+          check(cudaMemcpy(got.data(), d_out, cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+          // The timed calls read rotated copies of the same data: the last result must match.
+          row.mismatches = int(std::count_if(got.begin(), got.end(), [&, j = 0](T v) mutable {
+            return v != expected[j++];
+          }));
+          row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
+          row.gbps = count * sizeof(T) / (t.median * 1e6);
+          if (algorithm == Algorithm::sort) sort_ms = t.median;
+          row.sort_ms = sort_ms;
+          g_rows.push_back(row);
+        }
+      }
+      cudaFree(d_temp);
+      cudaFree(d_max);
+      cudaFree(d_expected);
+      cudaFree(d_out);
+      for (T* copy : copies) cudaFree(copy);
+      std::fprintf(stderr, "batched %s %zux2^%d done\n", type_name(T{}), cols, log_rows);
+    }
+  }
+}
+
+// Cutting plane: time against the number of Kelley iterations (the paper tunes it per GPU).
+template <class T>
+void bench_tune(const Options& options, gpu::Workspace& workspace) {
+  for (const int log_n : {24, 26, 28}) {
+    if (options.quick && log_n > 24) continue;
+    const std::size_t n = std::size_t{1} << log_n;
+    for (const Distribution dist : {Distribution::uniform, Distribution::normal,
+                                    Distribution::half_normal_wide_50_50}) {
+      if (log_n == 28 && dist != Distribution::normal) continue;
+      const auto host = robustfit::data::make_distribution<T>(dist, n, 99 + log_n);
+      RotatedInput<T> input(host);
+      const double floor = floor_ms(input, options.runs);
+      const std::size_t k = n / 2;
+      const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
+      for (const int iterations : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16}) {
+        for (const int shift : {8, 10, 12}) {
+          detail::CuttingPlaneParams params;
+          params.max_iterations = iterations;
+          params.bracket_shift = shift;
+          Row row{"tune", "cutting-plane-it" + std::to_string(iterations) + "-shift" + std::to_string(shift),
+                  type_name(T{}), std::string(robustfit::data::to_string(dist)), "", n, k};
+          row.floor_ms = floor;
+          const Timing t = time_calls(options.runs, input.copies.size(), [&](std::size_t i) {
+            const auto r = detail::cutting_plane_select_checked(input.copies[i], n, k, params,
+                                                                workspace, nullptr);
+            if (r.value != expected || r.has_nan) ++row.mismatches;
+          });
+          row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
+          row.gbps = n * sizeof(T) / (t.median * 1e6);
+          g_rows.push_back(row);
+        }
+      }
+      std::fprintf(stderr, "tune %s n=2^%d done\n", type_name(T{}), log_n);
+    }
+  }
+}
+
+void write_csv(const std::string& path) {
+  std::ofstream out(path);
+  out << "section,algorithm,type,distribution,shape,n,k,median_ms,min_ms,max_ms,gbps,floor_ms,"
+         "time_over_floor,sort_ms,speedup_vs_sort,mismatches,error\n";
+  for (const Row& r : g_rows) {
+    const bool ok = r.error.empty();
+    out << r.section << ',' << r.algorithm << ',' << r.type << ',' << r.distribution << ','
+        << r.shape << ',' << r.n << ',' << r.k << ',' << r.median_ms << ',' << r.min_ms << ','
+        << r.max_ms << ',' << r.gbps << ',' << r.floor_ms << ','
+        << (ok && r.floor_ms > 0 ? r.median_ms / r.floor_ms : 0) << ',' << r.sort_ms << ','
+        << (ok && r.median_ms > 0 && r.sort_ms > 0 ? r.sort_ms / r.median_ms : 0) << ','
+        << r.mismatches << ",\"" << r.error << "\"\n";
+  }
+}
+
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void write_json(const std::string& path, const Options& options) {
+  std::ofstream out(path);
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  out << "{\"device\":\"" << json_escape(robustfit::selection::cuda_device_description())
+      << "\",\"date\":\"" << date << "\",\"command\":\"" << json_escape(options.command)
+      << "\",\"runs_per_case\":" << options.runs << ",\"rows\":[\n";
+  for (std::size_t i = 0; i < g_rows.size(); ++i) {
+    const Row& r = g_rows[i];
+    out << "{\"section\":\"" << r.section << "\",\"algorithm\":\"" << r.algorithm
+        << "\",\"type\":\"" << r.type << "\",\"distribution\":\"" << r.distribution
+        << "\",\"shape\":\"" << r.shape << "\",\"n\":" << r.n << ",\"k\":" << r.k
+        << ",\"median_ms\":" << r.median_ms << ",\"min_ms\":" << r.min_ms
+        << ",\"max_ms\":" << r.max_ms << ",\"floor_ms\":" << r.floor_ms
+        << ",\"sort_ms\":" << r.sort_ms << ",\"mismatches\":" << r.mismatches
+        << ",\"error\":\"" << json_escape(r.error) << "\"}" << (i + 1 < g_rows.size() ? ",\n" : "\n");
+  }
+  out << "]}\n";
+}
+
+Options parse(int argc, char** argv) {
+  Options options;
+  for (int i = 0; i < argc; ++i) options.command += std::string(i ? " " : "") + argv[i];
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--out") options.out = value();
+    else if (arg == "--json") options.json = value();
+    else if (arg == "--quick") options.quick = true;
+    else if (arg == "--runs") options.runs = std::max(1, std::stoi(value()));
+    else if (arg == "--sections") options.sections = split(value());
+    else if (arg == "--types") options.types = split(value());
+    else throw std::invalid_argument("unknown option " + arg +
+                                     " (--out, --json, --quick, --runs, --sections, --types)");
+  }
+  return options;
+}
+
+template <class T>
+void run_sections(const Options& options, gpu::Workspace& workspace) {
+  if (has(options.sections, "single")) bench_single<T>(options, workspace);
+  if (has(options.sections, "multi")) bench_multi<T>(options, workspace);
+  if (has(options.sections, "batched")) bench_batched<T>(options, workspace);
+  if (has(options.sections, "tune")) bench_tune<T>(options, workspace);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options options = parse(argc, argv);
+  if (!robustfit::selection::cuda_available()) {
+    std::fprintf(stderr, "bench_selection_bench: %s\n",
+                 robustfit::selection::cuda_device_description().c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "device: %s\n", robustfit::selection::cuda_device_description().c_str());
+  gpu::Workspace workspace;
+  const auto start = std::chrono::steady_clock::now();
+  if (has(options.types, "float")) run_sections<float>(options, workspace);
+  if (has(options.types, "double")) run_sections<double>(options, workspace);
+  write_csv(options.out);
+  if (!options.json.empty()) write_json(options.json, options);
+  int mismatches = 0;
+  for (const Row& r : g_rows) mismatches += r.mismatches;
+  std::fprintf(stderr, "%zu rows, %d mismatches, %.1f s\n", g_rows.size(), mismatches,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return mismatches == 0 ? 0 : 1;
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "bench_selection_bench: %s\n", error.what());
+  return 1;
+}

@@ -1,0 +1,246 @@
+// Batched selection: one rank per column, all columns in the same kernels, no host sync.
+//
+// Radix variant: MSD radix select on order-preserving keys, rescanning each column once per
+// digit (no candidate buffers, so memory is O(cols * bins)). Grid = cols x (blocks per
+// column); each block histograms its slice of one column in shared memory and adds it to that
+// column's global histogram; a find kernel (one block per column) picks the digit holding the
+// column's rank. 8-bit digits for short columns (small histograms to clear and scan), 11-bit
+// for long ones (fewer passes over the data). The first pass flags columns holding a NaN.
+//
+// Sort variant (the reference for Algorithm::sort): cub::DeviceSegmentedSort, then a gather.
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include <cmath>
+#include <limits>
+
+#include "algorithms.cuh"
+#include "batched_select.cuh"
+#include "cuda_check.cuh"
+#include "key_traits.cuh"
+#include "launch_shape.cuh"
+
+namespace robustfit::selection::cuda::detail {
+namespace {
+
+constexpr int kPassThreads = 256;
+constexpr int kItemsPerThread = 4;
+constexpr int kFindThreads = 256;
+constexpr std::size_t kLongColumn = std::size_t{1} << 17;  // 11-bit digits from here on
+
+enum : std::size_t {
+  kSlotPrefix = kSlotBatched,  // per column: digits found so far
+  kSlotRank,                   // per column: rank among keys sharing the prefix
+  kSlotFlags,                  // per column: holds a NaN
+  kSlotHist,                   // cols x bins counters
+  kSlotSortTemp,
+  kSlotSorted,
+  kSlotOffsets,
+};
+
+template <class Key>
+__global__ void init_columns(Key* prefix, unsigned long long* rank, int* has_nan,
+                             std::size_t cols, unsigned long long k) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  prefix[j] = 0;
+  rank[j] = k;
+  has_nan[j] = 0;
+}
+
+template <class T, int kBits, bool kFirst>
+__global__ __launch_bounds__(kPassThreads) void batched_pass(
+    const T* matrix, std::size_t rows, std::size_t ld, std::size_t rows_per_block,
+    const typename KeyTraits<T>::Key* prefix, int prev_shift, int shift, unsigned int* hist,
+    int* has_nan) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kBins = 1 << kBits;
+  __shared__ unsigned int counts[kBins];
+  __shared__ int block_nan;
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x) counts[b] = 0;
+  if (threadIdx.x == 0) block_nan = 0;
+  __syncthreads();
+
+  const std::size_t column = blockIdx.x;  // x: up to 2^31 - 1 columns; y: slices (< 65536)
+  const T* values = matrix + column * ld;
+  const std::size_t begin = std::size_t(blockIdx.y) * rows_per_block;
+  const std::size_t end = begin + rows_per_block < rows ? begin + rows_per_block : rows;
+  const Key column_prefix = kFirst ? Key(0) : prefix[column];
+  bool nan_seen = false;
+  for (std::size_t base = begin + threadIdx.x; base < end;
+       base += std::size_t(kPassThreads) * kItemsPerThread) {
+    T x[kItemsPerThread];
+#pragma unroll
+    for (int j = 0; j < kItemsPerThread; ++j) {
+      const std::size_t i = base + std::size_t(j) * kPassThreads;
+      x[j] = i < end ? values[i] : T(0);
+    }
+#pragma unroll
+    for (int j = 0; j < kItemsPerThread; ++j) {
+      if (base + std::size_t(j) * kPassThreads >= end) continue;
+      const Key key = KeyTraits<T>::to_key(x[j]);
+      if constexpr (kFirst) nan_seen |= (x[j] != x[j]);
+      if (kFirst || (key >> prev_shift) == column_prefix)
+        atomicAdd(&counts[(key >> shift) & Key(kBins - 1)], 1u);
+    }
+  }
+  if (kFirst && nan_seen) block_nan = 1;
+  __syncthreads();
+  unsigned int* column_hist = hist + column * kBins;
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x)
+    if (counts[b] != 0) atomicAdd(&column_hist[b], counts[b]);
+  if (kFirst && threadIdx.x == 0 && block_nan) has_nan[column] = 1;
+}
+
+// One block per column: the bin holding the column's rank extends its prefix; clears the
+// column's histogram for the next pass.
+template <class Key, int kBits>
+__global__ __launch_bounds__(kFindThreads) void batched_find(unsigned int* hist, Key* prefix,
+                                                             unsigned long long* rank,
+                                                             int width) {
+  constexpr int kBins = 1 << kBits;
+  constexpr int kPerThread = kBins / kFindThreads;
+  static_assert(kBins % kFindThreads == 0);
+  using Scan = cub::BlockScan<unsigned long long, kFindThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  const std::size_t column = blockIdx.x;
+  unsigned int* column_hist = hist + column * kBins;
+  unsigned int counts[kPerThread];
+  unsigned long long total = 0;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    counts[j] = column_hist[threadIdx.x * kPerThread + j];
+    column_hist[threadIdx.x * kPerThread + j] = 0;
+    total += counts[j];
+  }
+  unsigned long long below = 0;
+  Scan(scan_storage).ExclusiveSum(total, below);
+  const unsigned long long k = rank[column];
+  const Key column_prefix = prefix[column];
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    if (k >= below && k < below + counts[j]) {
+      prefix[column] = (column_prefix << width) | Key(threadIdx.x * kPerThread + j);
+      rank[column] = k - below;
+    }
+    below += counts[j];
+  }
+}
+
+template <class T>
+__global__ void write_results(const typename KeyTraits<T>::Key* prefix, const int* has_nan,
+                              std::size_t cols, T* out) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  out[j] = has_nan[j] ? std::numeric_limits<T>::quiet_NaN() : KeyTraits<T>::from_key(prefix[j]);
+}
+
+template <class T, int kBits>
+void batched_radix(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
+                   std::size_t k, T* d_out, Workspace& workspace, cudaStream_t stream) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kKeyBits = KeyTraits<T>::kBits;
+  constexpr int kBins = 1 << kBits;
+  constexpr int kPasses = (kKeyBits + kBits - 1) / kBits;
+  auto shift_of = [](int pass) { return std::max(kKeyBits - kBits * (pass + 1), 0); };
+
+  Key* d_prefix = workspace.device_as<Key>(kSlotPrefix, cols);
+  auto* d_rank = workspace.device_as<unsigned long long>(kSlotRank, cols);
+  int* d_nan = workspace.device_as<int>(kSlotFlags, cols);
+  auto* d_hist = workspace.device_as<unsigned int>(kSlotHist, cols * kBins);
+  CUDA_CHECK(cudaMemsetAsync(d_hist, 0, cols * kBins * sizeof(unsigned int), stream));
+  const unsigned small_grid = unsigned((cols + 255) / 256);
+  init_columns<Key><<<small_grid, 256, 0, stream>>>(d_prefix, d_rank, d_nan, cols, k);
+  CUDA_CHECK_LAUNCH();
+
+  // Enough blocks in all to fill the GPU a few times over, each with a whole number of steps.
+  const std::size_t step = std::size_t(kPassThreads) * kItemsPerThread;
+  const std::size_t wanted_blocks = std::size_t(multiprocessor_count()) * 8;
+  std::size_t blocks_per_column = std::max<std::size_t>(1, wanted_blocks / cols);
+  blocks_per_column = std::min(blocks_per_column, (rows + step - 1) / step);
+  const std::size_t rows_per_block =
+      ((rows + blocks_per_column - 1) / blocks_per_column + step - 1) / step * step;
+  blocks_per_column = (rows + rows_per_block - 1) / rows_per_block;
+  const dim3 grid{unsigned(cols), unsigned(blocks_per_column)};
+
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int shift = shift_of(pass);
+    const int prev_shift = pass == 0 ? 0 : shift_of(pass - 1);
+    if (pass == 0)
+      batched_pass<T, kBits, true><<<grid, kPassThreads, 0, stream>>>(
+          d_matrix, rows, ld, rows_per_block, d_prefix, prev_shift, shift, d_hist, d_nan);
+    else
+      batched_pass<T, kBits, false><<<grid, kPassThreads, 0, stream>>>(
+          d_matrix, rows, ld, rows_per_block, d_prefix, prev_shift, shift, d_hist, d_nan);
+    CUDA_CHECK_LAUNCH();
+    const int width = (pass == 0 ? kKeyBits : shift_of(pass - 1)) - shift;
+    batched_find<Key, kBits><<<unsigned(cols), kFindThreads, 0, stream>>>(d_hist, d_prefix,
+                                                                          d_rank, width);
+    CUDA_CHECK_LAUNCH();
+  }
+  write_results<T><<<small_grid, 256, 0, stream>>>(d_prefix, d_nan, cols, d_out);
+  CUDA_CHECK_LAUNCH();
+}
+
+__global__ void column_offsets(long long* begins, long long* ends, std::size_t cols,
+                               std::size_t rows, std::size_t ld) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  begins[j] = static_cast<long long>(j * ld);
+  ends[j] = static_cast<long long>(j * ld + rows);
+}
+
+// Radix order puts negative NaNs first and positive NaNs last in each sorted column.
+template <class T>
+__global__ void gather_row(const T* sorted, std::size_t rows, std::size_t cols, std::size_t ld,
+                           std::size_t k, T* out) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  const T* column = sorted + j * ld;
+  const bool nan = isnan(column[0]) || isnan(column[rows - 1]);
+  out[j] = nan ? std::numeric_limits<T>::quiet_NaN() : column[k];
+}
+
+}  // namespace
+
+template <class T>
+void batched_radix_select(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
+                          std::size_t k, T* d_out, Workspace& workspace, cudaStream_t stream) {
+  if (rows >= kLongColumn)
+    batched_radix<T, 11>(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+  else
+    batched_radix<T, 8>(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+}
+
+template <class T>
+void batched_sort_select(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
+                         std::size_t k, T* d_out, Workspace& workspace, cudaStream_t stream) {
+  const std::size_t items = (cols - 1) * ld + rows;
+  auto* d_offsets = workspace.device_as<long long>(kSlotOffsets, 2 * cols);
+  T* d_sorted = workspace.device_as<T>(kSlotSorted, items);
+  const unsigned small_grid = unsigned((cols + 255) / 256);
+  column_offsets<<<small_grid, 256, 0, stream>>>(d_offsets, d_offsets + cols, cols, rows, ld);
+  CUDA_CHECK_LAUNCH();
+  std::size_t temp_bytes = 0;
+  CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, d_matrix, d_sorted,
+                                                (long long)items, (long long)cols, d_offsets,
+                                                d_offsets + cols, stream));
+  void* d_temp = workspace.device(kSlotSortTemp, temp_bytes);
+  CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(d_temp, temp_bytes, d_matrix, d_sorted,
+                                                (long long)items, (long long)cols, d_offsets,
+                                                d_offsets + cols, stream));
+  gather_row<T><<<small_grid, 256, 0, stream>>>(d_sorted, rows, cols, ld, k, d_out);
+  CUDA_CHECK_LAUNCH();
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                              \
+  template void batched_radix_select<T>(const T*, std::size_t, std::size_t, std::size_t,      \
+                                        std::size_t, T*, Workspace&, cudaStream_t);           \
+  template void batched_sort_select<T>(const T*, std::size_t, std::size_t, std::size_t,       \
+                                       std::size_t, T*, Workspace&, cudaStream_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection::cuda::detail

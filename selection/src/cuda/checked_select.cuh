@@ -1,0 +1,46 @@
+#pragma once
+// Internal: variants of this module's own algorithms that also report whether the input holds
+// a NaN, found during a pass the algorithm makes anyway (no extra read of the input), plus
+// their tunable parameters. The plain detail:: functions in algorithms.cuh call these.
+#include <cstddef>
+#include <cuda_runtime.h>
+
+#include "robustfit/selection/cuda/workspace.hpp"
+
+namespace robustfit::selection::cuda::detail {
+
+template <class T>
+struct Checked {
+  T value;
+  bool has_nan;
+};
+
+struct CuttingPlaneParams {
+  int max_iterations = 4;  // Kelley steps before the bracket is copied and sorted (H200-tuned)
+  std::size_t min_bracket = 1u << 16;  // stop early once the bracket holds at most
+  int bracket_shift = 10;              // max(min_bracket, n >> bracket_shift) elements
+};
+
+struct RadixParams {
+  std::size_t copy_threshold = std::size_t{1} << 20;  // n below this: rescan, no compaction
+};
+
+template <class T>
+Checked<T> sort_select_checked(const T* d_values, std::size_t n, std::size_t k, Workspace&,
+                               cudaStream_t);
+// Sorts d_values itself (no copy of the input); d_values must hold n writable elements.
+template <class T>
+Checked<T> sort_select_inplace_checked(T* d_values, std::size_t n, std::size_t k, Workspace&,
+                                       cudaStream_t);
+// Many ranks by one sort: out[i] = the ks[i]-th smallest (host arrays). Returns has_nan.
+template <class T>
+bool sort_select_many_checked(const T* d_values, std::size_t n, const std::size_t* ks,
+                              std::size_t count, T* out, Workspace&, cudaStream_t);
+template <class T>
+Checked<T> cutting_plane_select_checked(const T* d_values, std::size_t n, std::size_t k,
+                                        const CuttingPlaneParams&, Workspace&, cudaStream_t);
+template <class T>
+Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
+                                const RadixParams&, Workspace&, cudaStream_t);
+
+}  // namespace robustfit::selection::cuda::detail

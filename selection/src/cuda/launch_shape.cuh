@@ -1,0 +1,27 @@
+#pragma once
+// Grid sizing shared by the streaming kernels: enough resident blocks to saturate memory
+// bandwidth, never more blocks than there is work.
+#include <algorithm>
+#include <cstddef>
+
+#include "cuda_check.cuh"
+
+namespace robustfit::selection::cuda::detail {
+
+inline int multiprocessor_count() {
+  int device = 0;
+  int count = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
+// Blocks for a grid-stride loop over n items, `per_thread` items per thread per step.
+inline unsigned streaming_grid(std::size_t n, int threads, int per_thread, int blocks_per_sm) {
+  const std::size_t per_block = std::size_t(threads) * per_thread;
+  const std::size_t wanted = (n + per_block - 1) / per_block;
+  const std::size_t resident = std::size_t(multiprocessor_count()) * blocks_per_sm;
+  return unsigned(std::max<std::size_t>(1, std::min(wanted, resident)));
+}
+
+}  // namespace robustfit::selection::cuda::detail

@@ -1,0 +1,228 @@
+// MSD radixSelect (seed 001) on order-preserving keys, with 11-bit digits (3 passes for
+// float, 6 for double) as in modern radix top-k. Each pass builds a shared-memory histogram
+// of the current digit of the candidates; a one-block kernel finds the digit holding rank k
+// and updates (prefix, k) on the device, so the host waits only once, for the answer.
+// Copying variant (n >= copy_threshold): the pass after the first writes the candidates that
+// match the prefix into a buffer (fused with its histogram) and later passes read only those.
+// Rescan variant (small n, no O(n) memory): every pass re-reads the input and skips
+// non-matching keys. The first pass also counts NaNs, so NaN detection costs no extra read.
+#include <cub/block/block_scan.cuh>
+
+#include <type_traits>
+
+#include "algorithms.cuh"
+#include "checked_select.cuh"
+#include "cuda_check.cuh"
+#include "key_traits.cuh"
+#include "launch_shape.cuh"
+
+namespace robustfit::selection::cuda::detail {
+namespace {
+
+constexpr int kDigitBits = 11;
+constexpr int kBins = 1 << kDigitBits;
+constexpr int kPassThreads = 512;
+constexpr int kItemsPerThread = 4;  // loads in flight per thread per step
+constexpr int kFindThreads = 1024;
+static_assert(kBins % kFindThreads == 0);
+
+enum : std::size_t { kSlotState = kSlotRadix, kSlotHist, kSlotBufferA, kSlotBufferB };
+
+template <class Key>
+struct RadixState {
+  Key prefix;                    // the digits found so far: key >> shift of the last pass
+  unsigned long long k;          // rank of the answer among the keys that share the prefix
+  unsigned long long src_count;  // candidates written by the previous pass
+  unsigned long long cursor;     // write position of the pass in flight
+  unsigned long long nan_count;  // NaNs seen by the first pass
+};
+
+constexpr int digit_shift(int key_bits, int pass) {
+  return key_bits - kDigitBits * (pass + 1) > 0 ? key_bits - kDigitBits * (pass + 1) : 0;
+}
+constexpr int digit_width(int key_bits, int pass) {
+  return key_bits - kDigitBits * pass - digit_shift(key_bits, pass);
+}
+constexpr int pass_count(int key_bits) { return (key_bits + kDigitBits - 1) / kDigitBits; }
+
+// One histogram pass. Src is T (the input) or Key (a candidate buffer). kFilter: only keys
+// with (key >> prev_shift) == prefix count; kWrite: those are also appended to `out`.
+template <class T, class Src, bool kFilter, bool kWrite, bool kCountNan>
+__global__ __launch_bounds__(kPassThreads) void radix_pass(
+    const Src* src, std::size_t n_input, RadixState<typename KeyTraits<T>::Key>* state,
+    int prev_shift, int shift, unsigned long long* hist, typename KeyTraits<T>::Key* out) {
+  using Key = typename KeyTraits<T>::Key;
+  using BlockScan = cub::BlockScan<unsigned, kPassThreads>;
+  __shared__ unsigned int counts[kBins];
+  __shared__ unsigned long long block_nans;
+  __shared__ unsigned long long block_cursor;
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x) counts[b] = 0;
+  if (threadIdx.x == 0) block_nans = 0;
+  __syncthreads();
+
+  const std::size_t n = std::is_same_v<Src, T> ? n_input : state->src_count;
+  const Key prefix = state->prefix;
+  const Key mask = Key(kBins - 1);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  unsigned long long nans = 0;
+  // Block-uniform loop, so that appends can be aggregated per block: one global atomic per
+  // block step (kPassThreads * kItemsPerThread keys), not one per warp, which serialised on
+  // the single cursor when many keys match (uniform data, ties).
+  for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < n;
+       base += stride * kItemsPerThread) {
+    Key keys[kItemsPerThread];
+    bool match[kItemsPerThread];
+    unsigned matches = 0;
+#pragma unroll
+    for (int j = 0; j < kItemsPerThread; ++j) {
+      const std::size_t i = base + j * stride + threadIdx.x;
+      match[j] = i < n;
+      if constexpr (std::is_same_v<Src, T>) {
+        const T x = match[j] ? src[i] : T(0);
+        if constexpr (kCountNan) nans += (x != x);
+        keys[j] = KeyTraits<T>::to_key(x);
+      } else {
+        keys[j] = match[j] ? src[i] : Key(0);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kItemsPerThread; ++j) {
+      if constexpr (kFilter) match[j] = match[j] && (keys[j] >> prev_shift) == prefix;
+      if (match[j]) {
+        atomicAdd(&counts[(keys[j] >> shift) & mask], 1u);
+        ++matches;
+      }
+    }
+    if constexpr (kWrite) {
+      unsigned offset = 0, total = 0;
+      BlockScan(scan_storage).ExclusiveSum(matches, offset, total);
+      if (threadIdx.x == 0 && total != 0) block_cursor = atomicAdd(&state->cursor, total);
+      __syncthreads();
+      unsigned long long position = block_cursor + offset;
+#pragma unroll
+      for (int j = 0; j < kItemsPerThread; ++j)
+        if (match[j]) out[position++] = keys[j];
+      __syncthreads();  // block_cursor and the scan storage are reused by the next step
+    }
+  }
+  if constexpr (kCountNan) {
+    if (nans != 0) atomicAdd(&block_nans, nans);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x)
+    if (counts[b] != 0) atomicAdd(&hist[b], counts[b]);
+  if (kCountNan && threadIdx.x == 0 && block_nans != 0) atomicAdd(&state->nan_count, block_nans);
+}
+
+// Finds the bin holding rank k, appends it to the prefix, makes k relative to it, clears the
+// histogram for the next pass and hands the pass's written count on as the next source size.
+template <class Key>
+__global__ __launch_bounds__(kFindThreads) void radix_find(unsigned long long* hist,
+                                                           RadixState<Key>* state, int width) {
+  using Scan = cub::BlockScan<unsigned long long, kFindThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  constexpr int kPerThread = kBins / kFindThreads;
+  unsigned long long counts[kPerThread];
+  unsigned long long total = 0;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const int b = threadIdx.x * kPerThread + j;
+    counts[j] = hist[b];
+    hist[b] = 0;
+    total += counts[j];
+  }
+  unsigned long long below = 0;
+  Scan(scan_storage).ExclusiveSum(total, below);
+  const unsigned long long k = state->k;
+  const Key prefix = state->prefix;
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    if (k >= below && k < below + counts[j]) {
+      state->prefix = (prefix << width) | Key(threadIdx.x * kPerThread + j);
+      state->k = k - below;
+    }
+    below += counts[j];
+  }
+  if (threadIdx.x == 0) {
+    state->src_count = state->cursor;
+    state->cursor = 0;
+  }
+}
+
+}  // namespace
+
+template <class T>
+Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
+                                const RadixParams& params, Workspace& workspace,
+                                cudaStream_t stream) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kKeyBits = KeyTraits<T>::kBits;
+  constexpr int kPasses = pass_count(kKeyBits);
+  const bool copying = n >= params.copy_threshold;
+
+  auto* d_state = workspace.device_as<RadixState<Key>>(kSlotState, 1);
+  auto* h_state = workspace.host_as<RadixState<Key>>(kSlotState, 1);
+  auto* d_hist = workspace.device_as<unsigned long long>(kSlotHist, kBins);
+  Key* buffers[2] = {nullptr, nullptr};
+  if (copying) {
+    buffers[0] = workspace.device_as<Key>(kSlotBufferA, n);
+    buffers[1] = workspace.device_as<Key>(kSlotBufferB, n);
+  }
+  *h_state = RadixState<Key>{Key(0), k, 0, 0, 0};
+  CUDA_CHECK(cudaMemcpyAsync(d_state, h_state, sizeof *h_state, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kBins * sizeof *d_hist, stream));
+
+  const unsigned grid = streaming_grid(n, kPassThreads, kItemsPerThread, 2048 / kPassThreads);
+  radix_pass<T, T, false, false, true><<<grid, kPassThreads, 0, stream>>>(
+      d_values, n, d_state, 0, digit_shift(kKeyBits, 0), d_hist, nullptr);
+  CUDA_CHECK_LAUNCH();
+  radix_find<Key><<<1, kFindThreads, 0, stream>>>(d_hist, d_state, digit_width(kKeyBits, 0));
+  CUDA_CHECK_LAUNCH();
+  for (int pass = 1; pass < kPasses; ++pass) {
+    const int prev_shift = digit_shift(kKeyBits, pass - 1);
+    const int shift = digit_shift(kKeyBits, pass);
+    const bool write = copying && pass + 1 < kPasses;
+    Key* out = buffers[pass % 2];
+    if (!copying || pass == 1) {
+      if (write)
+        radix_pass<T, T, true, true, false><<<grid, kPassThreads, 0, stream>>>(
+            d_values, n, d_state, prev_shift, shift, d_hist, out);
+      else
+        radix_pass<T, T, true, false, false><<<grid, kPassThreads, 0, stream>>>(
+            d_values, n, d_state, prev_shift, shift, d_hist, nullptr);
+    } else {
+      const Key* in = buffers[(pass - 1) % 2];
+      if (write)
+        radix_pass<T, Key, true, true, false><<<grid, kPassThreads, 0, stream>>>(
+            in, n, d_state, prev_shift, shift, d_hist, out);
+      else
+        radix_pass<T, Key, true, false, false><<<grid, kPassThreads, 0, stream>>>(
+            in, n, d_state, prev_shift, shift, d_hist, nullptr);
+    }
+    CUDA_CHECK_LAUNCH();
+    radix_find<Key><<<1, kFindThreads, 0, stream>>>(d_hist, d_state,
+                                                    digit_width(kKeyBits, pass));
+    CUDA_CHECK_LAUNCH();
+  }
+  CUDA_CHECK(cudaMemcpyAsync(h_state, d_state, sizeof *h_state, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return {KeyTraits<T>::from_key(h_state->prefix), h_state->nan_count != 0};
+}
+
+template <class T>
+T radix_select(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace,
+               cudaStream_t stream) {
+  return radix_select_checked(d_values, n, k, RadixParams{}, workspace, stream).value;
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                              \
+  template Checked<T> radix_select_checked<T>(const T*, std::size_t, std::size_t,             \
+                                              const RadixParams&, Workspace&, cudaStream_t);  \
+  template T radix_select<T>(const T*, std::size_t, std::size_t, Workspace&, cudaStream_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection::cuda::detail

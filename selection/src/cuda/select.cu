@@ -1,0 +1,180 @@
+// Public entry points: argument checks, NaN policy, the `automatic` choice, and dispatch.
+//
+// NaN policy. The module's own algorithms (sort, cutting plane, radix) notice NaNs during a
+// pass they make anyway (checked_select.cuh); before the others (bucket, sample, multi), one
+// min/max/NaN reduction runs, which also answers k = 0, k = n-1 and min == max directly.
+//
+// Automatic choice (H200 measurements, bench/results/SELECTION.md):
+//   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
+//   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
+//   many ranks                       -> up to kLoopRanks ranks: radix once per rank;
+//                                       else multi (bucketMultiSelect) for double or at most
+//                                       kMultiMaxFloatRanks float ranks; else one sort
+//   batched                          -> batched radix (sort only when asked for)
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "algorithms.cuh"
+#include "batched_select.cuh"
+#include "checked_select.cuh"
+#include "input_summary.cuh"
+#include "robustfit/selection/cuda/select.hpp"
+
+namespace robustfit::selection::cuda {
+namespace {
+
+constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
+constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
+
+Algorithm automatic_many(std::size_t count, bool is_double) {
+  if (count <= kLoopRanks) return Algorithm::radix;
+  return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
+}
+
+void require_valid(const char* function, std::size_t n, std::size_t k) {
+  if (n == 0) throw std::invalid_argument(std::string(function) + ": empty input (n = 0)");
+  if (k >= n)
+    throw std::invalid_argument(std::string(function) + ": rank k = " + std::to_string(k) +
+                                " is out of range for n = " + std::to_string(n) +
+                                " (0-based, need k < n)");
+}
+
+[[noreturn]] void throw_nan(const char* function) {
+  throw std::invalid_argument(std::string(function) +
+                              ": the input holds NaN; order statistics are undefined");
+}
+
+template <class T>
+T value_or_throw(detail::Checked<T> result, const char* function) {
+  if (result.has_nan) throw_nan(function);
+  return result.value;
+}
+
+// Algorithms that assume NaN-free input get the summary pass and its shortcuts first.
+template <class T>
+T select_after_summary(const T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
+                       Workspace& workspace, cudaStream_t stream, const char* function) {
+  const auto summary = detail::summarize_input(d_values, n, workspace, stream);
+  if (summary.has_nan) throw_nan(function);
+  if (k == 0 || summary.min == summary.max) return summary.min;
+  if (k == n - 1) return summary.max;
+  switch (algorithm) {
+    case Algorithm::bucket: return detail::bucket_select(d_values, n, k, workspace, stream);
+    case Algorithm::sample: return detail::sample_select(d_values, n, k, workspace, stream);
+    default: throw std::logic_error("select_after_summary: unexpected algorithm");
+  }
+}
+
+template <class T>
+T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
+             Workspace& workspace, cudaStream_t stream, const char* function) {
+  if (algorithm == Algorithm::automatic && (k == 0 || k == n - 1)) {
+    const auto summary = detail::summarize_input(d_values, n, workspace, stream);
+    if (summary.has_nan) throw_nan(function);
+    return k == 0 ? summary.min : summary.max;
+  }
+  switch (algorithm) {
+    case Algorithm::automatic:
+    case Algorithm::radix:
+      return value_or_throw(
+          detail::radix_select_checked(d_values, n, k, detail::RadixParams{}, workspace, stream),
+          function);
+    case Algorithm::sort:
+      return value_or_throw(detail::sort_select_checked(d_values, n, k, workspace, stream),
+                            function);
+    case Algorithm::cutting_plane:
+      return value_or_throw(detail::cutting_plane_select_checked(
+                                d_values, n, k, detail::CuttingPlaneParams{}, workspace, stream),
+                            function);
+    case Algorithm::bucket:
+    case Algorithm::sample:
+      return select_after_summary(d_values, n, k, algorithm, workspace, stream, function);
+    case Algorithm::multi: {
+      T out{};
+      kth_smallest_many(d_values, n, &k, 1, &out, algorithm, workspace, stream);
+      return out;
+    }
+    case Algorithm::nth_element: break;
+  }
+  throw std::invalid_argument(std::string(function) + ": algorithm '" +
+                              std::string(to_string(algorithm)) + "' has no CUDA version");
+}
+
+}  // namespace
+
+template <class T>
+T kth_smallest(const T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
+               Workspace& workspace, cudaStream_t stream) {
+  require_valid("kth_smallest", n, k);
+  return select_one(d_values, n, k, algorithm, workspace, stream, "kth_smallest");
+}
+
+template <class T>
+T kth_smallest_inplace(T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
+                       Workspace& workspace, cudaStream_t stream) {
+  require_valid("kth_smallest_inplace", n, k);
+  if (algorithm == Algorithm::sort)  // sorts the input itself: saves the copy
+    return value_or_throw(detail::sort_select_inplace_checked(d_values, n, k, workspace, stream),
+                          "kth_smallest_inplace");
+  return select_one<T>(d_values, n, k, algorithm, workspace, stream, "kth_smallest_inplace");
+}
+
+template <class T>
+void kth_smallest_many(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count,
+                       T* out, Algorithm algorithm, Workspace& workspace, cudaStream_t stream) {
+  constexpr const char* kFunction = "kth_smallest_many";
+  if (n == 0) throw std::invalid_argument(std::string(kFunction) + ": empty input (n = 0)");
+  for (std::size_t i = 0; i < count; ++i) require_valid(kFunction, n, ks[i]);
+  if (count == 0) return;
+  if (algorithm == Algorithm::automatic)
+    algorithm = automatic_many(count, sizeof(T) == sizeof(double));
+  if (algorithm == Algorithm::multi) {
+    const auto summary = detail::summarize_input(d_values, n, workspace, stream);
+    if (summary.has_nan) throw_nan(kFunction);
+    if (summary.min == summary.max) {
+      for (std::size_t i = 0; i < count; ++i) out[i] = summary.min;
+      return;
+    }
+    detail::bucket_multi_select(d_values, n, ks, count, out, workspace, stream);
+    return;
+  }
+  if (algorithm == Algorithm::sort) {
+    if (detail::sort_select_many_checked(d_values, n, ks, count, out, workspace, stream))
+      throw_nan(kFunction);
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    out[i] = select_one(d_values, n, ks[i], algorithm, workspace, stream, kFunction);
+}
+
+template <class T>
+void kth_smallest_batched(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
+                          std::size_t k, T* d_out, Algorithm algorithm, Workspace& workspace,
+                          cudaStream_t stream) {
+  require_valid("kth_smallest_batched", rows, k);
+  if (ld < rows)
+    throw std::invalid_argument("kth_smallest_batched: leading dimension ld = " +
+                                std::to_string(ld) + " is smaller than rows = " +
+                                std::to_string(rows));
+  if (cols == 0) return;
+  if (algorithm == Algorithm::sort)
+    detail::batched_sort_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+  else
+    detail::batched_radix_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                               \
+  template T kth_smallest<T>(const T*, std::size_t, std::size_t, Algorithm, Workspace&,        \
+                             cudaStream_t);                                                    \
+  template T kth_smallest_inplace<T>(T*, std::size_t, std::size_t, Algorithm, Workspace&,      \
+                                     cudaStream_t);                                            \
+  template void kth_smallest_many<T>(const T*, std::size_t, const std::size_t*, std::size_t,   \
+                                     T*, Algorithm, Workspace&, cudaStream_t);                 \
+  template void kth_smallest_batched<T>(const T*, std::size_t, std::size_t, std::size_t,       \
+                                        std::size_t, T*, Algorithm, Workspace&, cudaStream_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection::cuda
