@@ -1,4 +1,5 @@
-// CPU benchmark of fit_lts on contaminated regression scenarios (docs/BENCHMARKS.md).
+// Benchmark of fit_lts / fit_lms on contaminated regression scenarios (docs/BENCHMARKS.md),
+// on the CPU or CUDA backend.
 // Prints one CSV row per case: time (median/min/max of --runs), objective, ||beta_hat - beta||,
 // outlier precision and recall against the planted outliers. --write-data DIR also saves each
 // scenario as CSV so that R's robustbase can be timed on the very same data
@@ -41,9 +42,11 @@ void write_scenario(const std::filesystem::path& path, const robustfit::data::Sc
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string ns = "1e4,1e5,1e6", ps = "5,10", write_dir, contamination = "vertical";
+  std::string ns = "1e4,1e5,1e6", ps = "5,10", write_dir, contamination = "vertical", backend = "cpu",
+              method = "lts", selection = "auto";
   double epsilon = 0.2;
   int runs = 3;
+  std::size_t subsets = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
     if (key == "--n") ns = value;
@@ -52,12 +55,21 @@ int main(int argc, char** argv) {
     else if (key == "--runs") runs = std::stoi(value);
     else if (key == "--contamination") contamination = value;
     else if (key == "--write-data") write_dir = value;
+    else if (key == "--backend") backend = value;
+    else if (key == "--method") method = value;
+    else if (key == "--subsets") subsets = static_cast<std::size_t>(std::stod(value));
+    else if (key == "--selection") selection = value;
     else {
-      std::cerr << "usage: bench_lts_cpu [--n 1e4,1e5] [--p 5,10] [--eps 0.2] [--runs 3] [--contamination vertical] [--write-data DIR]\n";
+      std::cerr << "usage: bench_lts [--n 1e4,1e5] [--p 5,10] [--eps 0.2] [--runs 3] [--contamination vertical]\n"
+                   "                 [--backend cpu|cuda] [--method lts|lms] [--subsets N] [--selection ALG] [--write-data DIR]\n";
       return 2;
     }
   }
-  std::cout << "n,p,eps,contamination,threads,runs,median_s,min_s,max_s,objective,beta_error,precision,recall\n";
+  const auto backend_value = robustfit::regression::parse_backend(backend);
+  const auto method_value = robustfit::regression::parse_method(method);
+  const auto selection_value = robustfit::selection::parse_algorithm(selection);
+  std::cout << "method,backend,selection,n,p,eps,contamination,subsets,threads,runs,median_s,min_s,max_s,"
+               "subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall\n";
   for (std::size_t n : parse_list(ns)) {
     for (std::size_t p : parse_list(ps)) {
       robustfit::data::ScenarioSpec spec;
@@ -73,7 +85,19 @@ int main(int argc, char** argv) {
       robustfit::regression::FitResult fit;
       for (int r = 0; r < runs; ++r) {
         const auto start = std::chrono::steady_clock::now();
-        fit = robustfit::regression::fit_lts(scenario.X, scenario.y, {});
+        if (method_value == robustfit::regression::Method::lms) {
+          robustfit::regression::LmsOptions options;
+          options.backend = backend_value;
+          options.selection = selection_value;
+          if (subsets) options.subsets = subsets;
+          fit = robustfit::regression::fit_lms(scenario.X, scenario.y, options);
+        } else {
+          robustfit::regression::LtsOptions options;
+          options.backend = backend_value;
+          options.selection = selection_value;
+          if (subsets) options.subsets = subsets;
+          fit = robustfit::regression::fit_lts(scenario.X, scenario.y, options);
+        }
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       }
       std::sort(times.begin(), times.end());
@@ -83,8 +107,10 @@ int main(int argc, char** argv) {
         planted += scenario.planted_outlier[i];
         true_pos += fit.outlier[i] && scenario.planted_outlier[i];
       }
-      std::printf("%zu,%zu,%.2f,%s,%u,%d,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f\n", n, p, epsilon, contamination.c_str(),
-                  std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(), times.back(),
+      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f\n",
+                  method.c_str(), fit.backend.c_str(), fit.selection.c_str(), n, p, epsilon, contamination.c_str(),
+                  fit.subsets_tried, std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(),
+                  times.back(), fit.timings.subsets_s, fit.timings.objectives_s, fit.timings.csteps_s, fit.timings.finish_s,
                   fit.objective, (fit.coefficients - scenario.beta).norm(),
                   flagged ? static_cast<double>(true_pos) / static_cast<double>(flagged) : 1.0,
                   planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0);

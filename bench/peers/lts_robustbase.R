@@ -1,5 +1,5 @@
 # Times robustbase::ltsReg (FAST-LTS, single-threaded) on the scenario CSVs written by
-# `bench_lts_cpu --write-data DIR`, and reports its raw objective on the data's own scale
+# `bench_lts --write-data DIR`, and reports its raw objective on the data's own scale
 # (the sum of the h smallest squared residuals of the raw fit), for comparison with robust-fit.
 # Usage: Rscript bench/peers/lts_robustbase.R DIR > robustbase.csv
 suppressMessages(library(robustbase))

@@ -1,0 +1,39 @@
+#pragma once
+// A growable device array (cudaMalloc'd, never shrinks): scratch that is allocated once and
+// reused across calls of the CUDA engine.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "status.hpp"
+
+namespace robustfit::regression::cuda {
+
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+
+  // At least `count` elements (contents undefined after growth).
+  T* reserve(std::size_t count) {
+    if (count > capacity_) {
+      cudaFree(data_);
+      data_ = nullptr;
+      capacity_ = 0;
+      RF_CUDA(cudaMalloc(reinterpret_cast<void**>(&data_), sizeof(T) * count));
+      capacity_ = count;
+    }
+    return data_;
+  }
+  T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace robustfit::regression::cuda

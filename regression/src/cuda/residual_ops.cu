@@ -1,0 +1,79 @@
+// Residuals of many candidates (one GEMM) and their trimmed sums.
+#include <cub/block/block_reduce.cuh>
+
+#include "device_ops.hpp"
+#include "status.hpp"
+
+namespace robustfit::regression::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void broadcast_columns(const double* y, std::size_t n, std::size_t m, double* R) {
+  const std::size_t total = n * m;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < total; i += std::size_t{gridDim.x} * blockDim.x)
+    R[i] = y[i % n];
+}
+
+__global__ void square_kernel(double* v, std::size_t count) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count; i += std::size_t{gridDim.x} * blockDim.x)
+    v[i] *= v[i];
+}
+
+// One block per column: the sum and count of the values below t_j.
+__global__ void trimmed_sum_kernel(const double* R2, std::size_t n, const double* t, std::size_t h,
+                                   double* objective, std::int64_t* below) {
+  using Reduce = cub::BlockReduce<double, kThreads>;
+  using Count = cub::BlockReduce<long long, kThreads>;
+  __shared__ typename Reduce::TempStorage reduce_storage;
+  __shared__ typename Count::TempStorage count_storage;
+  const std::size_t j = blockIdx.x;
+  const double threshold = t[j];
+  const double* column = R2 + j * n;
+  double sum = 0;
+  long long count = 0;
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const double v = column[i];
+    if (v < threshold) {
+      sum += v;
+      ++count;
+    }
+  }
+  const double total = Reduce(reduce_storage).Sum(sum);
+  const long long total_count = Count(count_storage).Sum(count);
+  if (threadIdx.x == 0) {
+    objective[j] = total + static_cast<double>(static_cast<long long>(h) - total_count) * threshold;
+    below[j] = total_count;
+  }
+}
+
+unsigned grid_for(std::size_t count) {
+  return static_cast<unsigned>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 132 * 32));
+}
+
+}  // namespace
+
+void residuals(cublasHandle_t blas, const double* d_X, const double* d_y, std::size_t n, std::size_t p,
+               std::size_t first_col, const double* d_B, std::size_t m, double* d_R, cudaStream_t stream) {
+  broadcast_columns<<<grid_for(n * m), kThreads, 0, stream>>>(d_y, n, m, d_R);
+  RF_CUDA(cudaGetLastError());
+  const double minus_one = -1, one = 1;
+  RF_CUBLAS(cublasSetStream(blas, stream));
+  RF_CUBLAS(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                        static_cast<int>(p - first_col), &minus_one, d_X + first_col * n, static_cast<int>(n),
+                        d_B + first_col, static_cast<int>(p), &one, d_R, static_cast<int>(n)));
+}
+
+void square_inplace(double* d_values, std::size_t count, cudaStream_t stream) {
+  square_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_values, count);
+  RF_CUDA(cudaGetLastError());
+}
+
+void trimmed_sums(const double* d_R2, std::size_t n, std::size_t m, const double* d_t, std::size_t h,
+                  double* d_objective, std::int64_t* d_below, cudaStream_t stream) {
+  trimmed_sum_kernel<<<static_cast<unsigned>(m), kThreads, 0, stream>>>(d_R2, n, d_t, h, d_objective, d_below);
+  RF_CUDA(cudaGetLastError());
+}
+
+}  // namespace robustfit::regression::cuda

@@ -1,0 +1,155 @@
+// h-subsets of many candidates, their normal equations, and elemental systems.
+#include <cub/block/block_scan.cuh>
+
+#include "device_ops.hpp"
+#include "status.hpp"
+
+namespace robustfit::regression::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kGramRowsPerTile = 32;
+constexpr int kGramRowsPerBlock = 4096;
+constexpr int kMaxPairsPerThread = 8;  // (p+1)(p+2)/2 <= 8 * 256: p up to 62
+
+// One block per column: rows with v < t, then the first (h - below) rows with v == t, in row
+// order (two block-wide prefix sums per tile of rows).
+__global__ void h_subset_kernel(const double* R2, std::size_t n, const double* t, const std::int64_t* below,
+                                std::size_t h, std::int32_t* rows) {
+  using Scan = cub::BlockScan<int, kThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ int carry_taken, carry_ties;
+  const std::size_t j = blockIdx.x;
+  const double threshold = t[j];
+  const long long ties_wanted = static_cast<long long>(h) - below[j];
+  const double* column = R2 + j * n;
+  std::int32_t* out = rows + j * h;
+  if (threadIdx.x == 0) carry_taken = carry_ties = 0;
+  __syncthreads();
+  for (std::size_t base = 0; base < n; base += kThreads) {
+    const std::size_t i = base + threadIdx.x;
+    const double v = i < n ? column[i] : threshold + 1;
+    int tie = (i < n && v == threshold) ? 1 : 0, tie_rank = 0, tie_total = 0;
+    Scan(scan_storage).ExclusiveSum(tie, tie_rank, tie_total);
+    __syncthreads();
+    const int take = (i < n && (v < threshold || (tie && carry_ties + tie_rank < ties_wanted))) ? 1 : 0;
+    int position = 0, taken_total = 0;
+    Scan(scan_storage).ExclusiveSum(take, position, taken_total);
+    if (take) out[carry_taken + position] = static_cast<std::int32_t>(i);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      carry_taken += taken_total;
+      carry_ties += tie_total;
+    }
+    __syncthreads();
+  }
+}
+
+// Grid (row blocks, columns). Each thread owns a few (a, b) entries, a >= b, of the augmented
+// (p+1) x (p+1) Gram matrix and accumulates them over tiles of rows staged in shared memory.
+__device__ void pair_to_entry(std::size_t pair, std::size_t& a, std::size_t& b) {
+  a = static_cast<std::size_t>((sqrt(8.0 * static_cast<double>(pair) + 1) - 1) / 2);
+  while (a * (a + 1) / 2 > pair) --a;
+  while ((a + 1) * (a + 2) / 2 <= pair) ++a;
+  b = pair - a * (a + 1) / 2;
+}
+
+__global__ void gram_kernel(const double* X, const double* y, std::size_t n, std::size_t p,
+                            const std::int32_t* rows, std::size_t h, double* partial) {
+  extern __shared__ double tile[];  // kGramRowsPerTile x (p + 1)
+  const std::size_t q = p + 1, pairs = q * (q + 1) / 2, j = blockIdx.y;
+  const std::int32_t* column_rows = rows + j * h;
+  const std::size_t begin = std::size_t{blockIdx.x} * kGramRowsPerBlock;
+  const std::size_t end = min(h, begin + kGramRowsPerBlock);
+  double acc[kMaxPairsPerThread] = {};
+  for (std::size_t start = begin; start < end; start += kGramRowsPerTile) {
+    const std::size_t count = min(static_cast<std::size_t>(kGramRowsPerTile), end - start);
+    for (std::size_t e = threadIdx.x; e < count * q; e += blockDim.x) {
+      const std::size_t r = e % count, c = e / count;
+      const std::size_t row = static_cast<std::size_t>(column_rows[start + r]);
+      tile[r * q + c] = c < p ? X[c * n + row] : y[row];
+    }
+    __syncthreads();
+    for (int s = 0; s < kMaxPairsPerThread; ++s) {
+      const std::size_t pair = threadIdx.x + std::size_t{s} * blockDim.x;
+      if (pair >= pairs) break;
+      std::size_t a, b;
+      pair_to_entry(pair, a, b);
+      double sum = 0;
+      for (std::size_t r = 0; r < count; ++r) sum += tile[r * q + a] * tile[r * q + b];
+      acc[s] += sum;
+    }
+    __syncthreads();
+  }
+  // Partial sums per row block, added in a fixed order by gram_reduce_kernel: no atomics, so
+  // the same input gives bitwise the same Gram matrix (and the same fit) every run.
+  for (int s = 0; s < kMaxPairsPerThread; ++s) {
+    const std::size_t pair = threadIdx.x + std::size_t{s} * blockDim.x;
+    if (pair >= pairs) break;
+    partial[(j * gridDim.x + blockIdx.x) * pairs + pair] = acc[s];
+  }
+}
+
+__global__ void gram_reduce_kernel(const double* partial, std::size_t q, std::size_t blocks, std::size_t m, double* G) {
+  const std::size_t pairs = q * (q + 1) / 2;
+  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < pairs * m; e += std::size_t{gridDim.x} * blockDim.x) {
+    const std::size_t j = e / pairs, pair = e % pairs;
+    double sum = 0;
+    for (std::size_t blk = 0; blk < blocks; ++blk) sum += partial[(j * blocks + blk) * pairs + pair];
+    std::size_t a, b;
+    pair_to_entry(pair, a, b);
+    G[j * q * q + b * q + a] = sum;  // column-major: row a, column b (lower triangle)
+  }
+}
+
+__global__ void gather_elemental_kernel(const double* X, const double* y, std::size_t n, std::size_t p,
+                                        const std::int64_t* subsets, std::size_t m, double* A, double* b) {
+  const std::size_t total = m * p * p;
+  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < total; e += std::size_t{gridDim.x} * blockDim.x) {
+    const std::size_t j = e / (p * p), r = e % p, c = (e / p) % p;
+    const auto row = static_cast<std::size_t>(subsets[j * p + r]);
+    A[e] = X[c * n + row];
+    if (c == 0) b[j * p + r] = y[row];
+  }
+}
+
+}  // namespace
+
+void h_subset_rows(const double* d_R2, std::size_t n, std::size_t m, const double* d_t,
+                   const std::int64_t* d_below, std::size_t h, std::int32_t* d_rows, cudaStream_t stream) {
+  h_subset_kernel<<<static_cast<unsigned>(m), kThreads, 0, stream>>>(d_R2, n, d_t, d_below, h, d_rows);
+  RF_CUDA(cudaGetLastError());
+}
+
+std::size_t augmented_gram_scratch(std::size_t p, std::size_t h, std::size_t m) {
+  const std::size_t q = p + 1, blocks = (h + kGramRowsPerBlock - 1) / kGramRowsPerBlock;
+  return blocks * m * q * (q + 1) / 2;
+}
+
+void augmented_gram(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
+                    const std::int32_t* d_rows, std::size_t h, std::size_t m, double* d_scratch, double* d_G,
+                    cudaStream_t stream) {
+  const std::size_t q = p + 1;
+  if (q * (q + 1) / 2 > static_cast<std::size_t>(kMaxPairsPerThread) * kThreads)
+    throw std::invalid_argument("the CUDA engine supports at most 62 coefficients");
+  RF_CUDA(cudaMemsetAsync(d_G, 0, sizeof(double) * q * q * m, stream));
+  const std::size_t blocks = (h + kGramRowsPerBlock - 1) / kGramRowsPerBlock;
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(m));
+  gram_kernel<<<grid, kThreads, sizeof(double) * kGramRowsPerTile * q, stream>>>(d_X, d_y, n, p, d_rows, h, d_scratch);
+  RF_CUDA(cudaGetLastError());
+  const std::size_t entries = m * q * (q + 1) / 2;
+  gram_reduce_kernel<<<static_cast<unsigned>(std::min<std::size_t>((entries + kThreads - 1) / kThreads, 4096)), kThreads, 0, stream>>>(
+      d_scratch, q, blocks, m, d_G);
+  RF_CUDA(cudaGetLastError());
+}
+
+void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
+                      const std::int64_t* d_subsets, std::size_t m, double* d_A, double* d_b, cudaStream_t stream) {
+  const std::size_t total = m * p * p;
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((total + kThreads - 1) / kThreads, 4096));
+  gather_elemental_kernel<<<blocks, kThreads, 0, stream>>>(d_X, d_y, n, p, d_subsets, m, d_A, d_b);
+  RF_CUDA(cudaGetLastError());
+}
+
+}  // namespace robustfit::regression::cuda
