@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tall_qr.hpp"
+
 namespace robustfit::regression::detail {
 
 namespace {
@@ -29,7 +31,10 @@ void require_finite(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Na
 }
 
 void require_full_rank(const ModelData& data, const Namer& predictor) {
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(data.X);
+  // Pivoted QR of the blockwise R factors (TSQR): the same singular values and column norms as
+  // X itself, at the cost of a parallel blocked QR instead of an unblocked pivoted one.
+  const Eigen::MatrixXd factors = stacked_block_factors(data.X, data.y, {});
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(factors.leftCols(data.X.cols()));
   if (static_cast<std::size_t>(qr.rank()) == data.p()) return;
   // The pivoted QR puts the dependent columns last; name the first of them.
   const Eigen::Index column = qr.colsPermutation().indices()(qr.rank());

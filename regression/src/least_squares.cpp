@@ -7,34 +7,31 @@
 #include <vector>
 
 #include "robustfit/selection/cpu_select.hpp"
+#include "tall_qr.hpp"
 
 namespace robustfit::regression::detail {
 
-namespace {
-
-// Householder QR solve; rank deficiency judged on the diagonal of R relative to its largest.
-std::optional<Eigen::VectorXd> qr_solve(const Eigen::MatrixXd& A, const Eigen::VectorXd& b) {
-  if (A.rows() < A.cols()) return std::nullopt;
-  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(A);
-  const auto diagonal = qr.matrixQR().diagonal().cwiseAbs();
-  const double largest = diagonal.maxCoeff();
-  const double tolerance = largest * static_cast<double>(A.rows()) * std::numeric_limits<double>::epsilon();
-  if (!(largest > 0) || diagonal.minCoeff() <= tolerance) return std::nullopt;
-  return Eigen::VectorXd(qr.solve(b));
-}
-
-}  // namespace
 
 std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                           std::span<const std::size_t> rows) {
-  if (rows.empty()) return qr_solve(X, y);
-  Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), X.cols());
-  Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    A.row(static_cast<Eigen::Index>(i)) = X.row(static_cast<Eigen::Index>(rows[i]));
-    b(static_cast<Eigen::Index>(i)) = y(static_cast<Eigen::Index>(rows[i]));
-  }
-  return qr_solve(A, b);
+  const std::size_t m = rows.empty() ? static_cast<std::size_t>(X.rows()) : rows.size();
+  if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
+  // QR of [X y] by blocks: R = [R11 r; 0 rho], beta = R11^-1 r. One block (m <= 8192 rows) is
+  // exactly one Householder QR of [X y].
+  const Eigen::MatrixXd stacked = stacked_block_factors(X, y, rows);
+  const Eigen::Index p = X.cols();
+  const Eigen::MatrixXd R = stacked.rows() == p + 1 || stacked.rows() <= p
+                                ? stacked
+                                : Eigen::MatrixXd(Eigen::HouseholderQR<Eigen::MatrixXd>(stacked).matrixQR()
+                                                      .topRows(p + 1).triangularView<Eigen::Upper>());
+  if (R.rows() < p) return std::nullopt;
+  const auto diagonal = R.topLeftCorner(p, p).diagonal().cwiseAbs();
+  const double largest = diagonal.maxCoeff();
+  const double tolerance = largest * static_cast<double>(m) * std::numeric_limits<double>::epsilon();
+  if (!(largest > 0) || diagonal.minCoeff() <= tolerance) return std::nullopt;
+  Eigen::VectorXd beta = R.topLeftCorner(p, p).triangularView<Eigen::Upper>().solve(R.col(p).head(p));
+  if (!beta.allFinite()) return std::nullopt;
+  return beta;
 }
 
 std::optional<Eigen::VectorXd> ls_weighted01(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,

@@ -40,4 +40,25 @@ void parallel_for(std::size_t count, Body&& body) {
     if (e) std::rethrow_exception(e);
 }
 
+// std::sort on every hardware thread: sorted chunks, then pairwise in-place merges.
+template <class T>
+void parallel_sort(std::vector<T>& values) {
+  const std::size_t chunks = std::min<std::size_t>(worker_count(values.size() / 65536 + 1), 64);
+  std::vector<std::size_t> bounds(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c) bounds[c] = c * values.size() / chunks;
+  parallel_for(chunks, [&](unsigned, std::size_t c) {
+    std::sort(values.begin() + static_cast<std::ptrdiff_t>(bounds[c]), values.begin() + static_cast<std::ptrdiff_t>(bounds[c + 1]));
+  });
+  for (std::size_t width = 1; width < chunks; width *= 2) {
+    const std::size_t pairs = (chunks + 2 * width - 1) / (2 * width);
+    parallel_for(pairs, [&](unsigned, std::size_t pair) {
+      const std::size_t first = pair * 2 * width, middle = std::min(first + width, chunks), last = std::min(first + 2 * width, chunks);
+      if (middle < last)
+        std::inplace_merge(values.begin() + static_cast<std::ptrdiff_t>(bounds[first]),
+                           values.begin() + static_cast<std::ptrdiff_t>(bounds[middle]),
+                           values.begin() + static_cast<std::ptrdiff_t>(bounds[last]));
+    });
+  }
+}
+
 }  // namespace robustfit::regression::detail

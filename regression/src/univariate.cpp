@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "parallel.hpp"
+
 namespace robustfit::regression::detail {
 
 ShortestWindow shortest_window_inplace(std::span<double> values, std::size_t h) {
@@ -18,7 +20,7 @@ ShortestWindow shortest_window_inplace(std::span<double> values, std::size_t h) 
 
 double min_window_variance(std::span<const double> values, std::size_t h) {
   std::vector<double> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end());
+  parallel_sort(sorted);
   // Running sums about a shift (the median) keep the cancellation in sum(x^2) - sum(x)^2/h small.
   const double shift = sorted[sorted.size() / 2];
   double sum = 0, sum_sq = 0;

@@ -1,0 +1,45 @@
+#include "tall_qr.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <vector>
+
+#include "parallel.hpp"
+
+namespace robustfit::regression::detail {
+
+namespace {
+constexpr std::size_t kBlockRows = 8192;
+}
+
+Eigen::MatrixXd stacked_block_factors(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                      std::span<const std::size_t> rows) {
+  const std::size_t m = rows.empty() ? static_cast<std::size_t>(X.rows()) : rows.size();
+  const Eigen::Index q = X.cols() + 1;
+  const std::size_t blocks = std::max<std::size_t>(1, (m + kBlockRows - 1) / kBlockRows);
+  std::vector<Eigen::MatrixXd> factors(blocks);
+  parallel_for(blocks, [&](unsigned, std::size_t b) {
+    const std::size_t begin = b * m / blocks, end = (b + 1) * m / blocks;
+    Eigen::MatrixXd block(static_cast<Eigen::Index>(end - begin), q);
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto row = static_cast<Eigen::Index>(rows.empty() ? i : rows[i]);
+      const auto r = static_cast<Eigen::Index>(i - begin);
+      block.row(r).head(q - 1) = X.row(row);
+      block(r, q - 1) = y(row);
+    }
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(block);
+    const Eigen::Index k = std::min(block.rows(), q);
+    factors[b] = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+  });
+  Eigen::Index total = 0;
+  for (const auto& f : factors) total += f.rows();
+  Eigen::MatrixXd stacked(total, q);
+  Eigen::Index at = 0;
+  for (const auto& f : factors) {
+    stacked.middleRows(at, f.rows()) = f;
+    at += f.rows();
+  }
+  return stacked;
+}
+
+}  // namespace robustfit::regression::detail
