@@ -16,6 +16,9 @@ std::vector<double> run_c_steps(Engine& engine, Eigen::MatrixXd& betas, std::siz
 std::vector<double> c_steps_to_convergence(Engine& engine, Eigen::MatrixXd& betas, std::size_t h,
                                            int max_steps);
 
+// Indices of the `count` smallest objectives, best first (stable: ties keep their order).
+std::vector<std::size_t> best_indices(const std::vector<double>& objectives, std::size_t count);
+
 // The `count` columns with the smallest objectives (stable: ties keep their order).
 Eigen::MatrixXd best_columns(const Eigen::MatrixXd& betas, const std::vector<double>& objectives,
                              std::size_t count);

@@ -3,7 +3,6 @@
 // MASS::lqs(method = "lms") does; then the best ten are refined by Chebyshev steps
 // (lms_refine.hpp). Written once over the Engine interface.
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -66,16 +65,16 @@ FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsO
   }
   result.timings.objectives_s = watch.lap();
   // Chebyshev steps on the best few (monotone: a candidate only ever improves).
-  const Eigen::MatrixXd finalists = detail::best_columns(candidates.betas, objectives, kRefined);
-  Eigen::VectorXd best;
-  double best_objective = std::numeric_limits<double>::infinity();
-  for (Eigen::Index j = 0; j < finalists.cols(); ++j) {
-    const detail::LmsRefinement refined = detail::refine_lms(data, finalists.col(j), h, kMaxChebyshevSteps);
-    if (refined.objective < best_objective) {
-      best_objective = refined.objective;
-      best = refined.beta;
-    }
+  const std::vector<std::size_t> order = detail::best_indices(objectives, kRefined);
+  Eigen::MatrixXd finalists(candidates.betas.rows(), static_cast<Eigen::Index>(order.size()));
+  std::vector<double> finalist_objectives;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    finalists.col(static_cast<Eigen::Index>(i)) = candidates.betas.col(static_cast<Eigen::Index>(order[i]));
+    finalist_objectives.push_back(objectives[order[i]]);
   }
+  detail::refine_lms(*engine, data, h, kMaxChebyshevSteps, finalists, finalist_objectives);
+  const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
+  const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();

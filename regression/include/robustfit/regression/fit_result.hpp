@@ -12,7 +12,7 @@ namespace robustfit::regression {
 struct PhaseTimings {
   double subsets_s = 0;     // drawing and solving elemental subsets
   double objectives_s = 0;  // residuals + order statistics of candidates
-  double csteps_s = 0;      // C-steps (LTS)
+  double csteps_s = 0;      // C-steps (LTS) / Chebyshev refinement (LMS)
   double finish_s = 0;      // final fit, scale, reweighting, diagnostics
   double total_s = 0;
 };
