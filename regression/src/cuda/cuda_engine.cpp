@@ -91,7 +91,8 @@ void CudaEngine::objectives_of_batch(const Eigen::MatrixXd& betas, Eigen::Index 
   residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
   square_inplace(R, n_ * count, stream_);
   select_thresholds(count, h - 1);
-  trimmed_sums(R, n_, count, t_.data(), h, objective_.reserve(count), below_.reserve(count), stream_);
+  trimmed_sums(R, n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)), objective_.reserve(count),
+               below_.reserve(count), stream_);
 }
 
 void CudaEngine::solve_elemental(const detail::SubsetMatrix& subsets, Eigen::MatrixXd& betas,
@@ -151,7 +152,8 @@ void CudaEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double>
   for (std::size_t begin = 0, batch = batch_columns(m, 1); begin < m; begin += batch) {
     const std::size_t count = std::min(batch, m - begin);
     objectives_of_batch(betas, static_cast<Eigen::Index>(begin), count, h);
-    h_subset_rows(R_.data(), n_, count, t_.data(), below_.data(), h, rows_.reserve(h * count), stream_);
+    h_subset_rows(R_.data(), n_, count, t_.data(), below_.data(), h, subset_scratch_.reserve(h_subset_scratch(n_, count)),
+                  rows_.reserve(h * count), stream_);
     augmented_gram(X_d_.data(), y_d_.data(), n_, p_, rows_.data(), h, count,
                    gram_scratch_.reserve(augmented_gram_scratch(p_, h, count)), G_.reserve(q * q * count), stream_);
     gram.resize(q * q * count);

@@ -50,9 +50,9 @@ class CudaEngine final : public detail::Engine {
   cublasHandle_t blas_ = nullptr;
   std::size_t budget_bytes_ = 0;
   selection::cuda::Workspace workspace_;
-  DeviceArray<double> X_d_, y_d_, B_, R_, sorted_, t_, objective_, center_, half_, G_, gram_scratch_, A_, b_;
+  DeviceArray<double> X_d_, y_d_, B_, R_, sorted_, t_, objective_, center_, half_, G_, gram_scratch_, sum_scratch_, A_, b_;
   DeviceArray<std::int64_t> below_, subsets_;
-  DeviceArray<std::int32_t> rows_, pivots_, info_;
+  DeviceArray<std::int32_t> rows_, pivots_, info_, subset_scratch_;
   DeviceArray<double*> pointers_;
   DeviceArray<char> sort_temp_;
 };

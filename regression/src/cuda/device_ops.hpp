@@ -18,14 +18,17 @@ void residuals(cublasHandle_t blas, const double* d_X, const double* d_y, std::s
 void square_inplace(double* d_values, std::size_t count, cudaStream_t stream);
 
 // Per column j with threshold t_j (the h-th smallest value): objective_j =
-// sum_{v < t_j} v + (h - below_j) t_j and below_j = #{v < t_j}.
+// sum_{v < t_j} v + (h - below_j) t_j and below_j = #{v < t_j}. Deterministic (fixed summation
+// order). d_scratch holds trimmed_sums_scratch(n, m) doubles.
+std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m);
 void trimmed_sums(const double* d_R2, std::size_t n, std::size_t m, const double* d_t, std::size_t h,
-                  double* d_objective, std::int64_t* d_below, cudaStream_t stream);
+                  double* d_scratch, double* d_objective, std::int64_t* d_below, cudaStream_t stream);
 
 // The h rows of each column with the smallest values, in row order, ties (v == t_j) taken
-// first-come: d_rows is h x m.
+// first-come: d_rows is h x m. d_scratch holds h_subset_scratch(n, m) ints.
+std::size_t h_subset_scratch(std::size_t n, std::size_t m);
 void h_subset_rows(const double* d_R2, std::size_t n, std::size_t m, const double* d_t,
-                   const std::int64_t* d_below, std::size_t h, std::int32_t* d_rows, cudaStream_t stream);
+                   const std::int64_t* d_below, std::size_t h, int* d_scratch, std::int32_t* d_rows, cudaStream_t stream);
 
 // Augmented Gram matrices of the rows of each column of d_rows: G_j = [X y]_H^T [X y]_H,
 // (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m). Deterministic (fixed summation

@@ -21,19 +21,23 @@ __global__ void square_kernel(double* v, std::size_t count) {
     v[i] *= v[i];
 }
 
-// One block per column: the sum and count of the values below t_j.
-__global__ void trimmed_sum_kernel(const double* R2, std::size_t n, const double* t, std::size_t h,
-                                   double* objective, std::int64_t* below) {
+// Trimmed sums in two deterministic stages: per chunk of rows (all chunks of all columns at
+// once), then per column over its chunks in a fixed order.
+constexpr std::size_t kSumChunk = 16384;
+
+__global__ void chunk_sums_kernel(const double* R2, std::size_t n, std::size_t chunks, const double* t,
+                                  double* partial_sum, long long* partial_count) {
   using Reduce = cub::BlockReduce<double, kThreads>;
   using Count = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage reduce_storage;
   __shared__ typename Count::TempStorage count_storage;
-  const std::size_t j = blockIdx.x;
+  const std::size_t c = blockIdx.x, j = blockIdx.y;
   const double threshold = t[j];
   const double* column = R2 + j * n;
+  const std::size_t end = min(n, (c + 1) * kSumChunk);
   double sum = 0;
   long long count = 0;
-  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) {
+  for (std::size_t i = c * kSumChunk + threadIdx.x; i < end; i += blockDim.x) {
     const double v = column[i];
     if (v < threshold) {
       sum += v;
@@ -43,9 +47,24 @@ __global__ void trimmed_sum_kernel(const double* R2, std::size_t n, const double
   const double total = Reduce(reduce_storage).Sum(sum);
   const long long total_count = Count(count_storage).Sum(count);
   if (threadIdx.x == 0) {
-    objective[j] = total + static_cast<double>(static_cast<long long>(h) - total_count) * threshold;
-    below[j] = total_count;
+    partial_sum[j * chunks + c] = total;
+    partial_count[j * chunks + c] = total_count;
   }
+}
+
+__global__ void column_sums_kernel(std::size_t m, std::size_t chunks, const double* t, std::size_t h,
+                                   const double* partial_sum, const long long* partial_count, double* objective,
+                                   std::int64_t* below) {
+  const std::size_t j = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (j >= m) return;
+  double sum = 0;
+  long long count = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    sum += partial_sum[j * chunks + c];
+    count += partial_count[j * chunks + c];
+  }
+  objective[j] = sum + static_cast<double>(static_cast<long long>(h) - count) * t[j];
+  below[j] = count;
 }
 
 unsigned grid_for(std::size_t count) {
@@ -70,9 +89,20 @@ void square_inplace(double* d_values, std::size_t count, cudaStream_t stream) {
   RF_CUDA(cudaGetLastError());
 }
 
+std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m) {
+  return 2 * m * ((n + kSumChunk - 1) / kSumChunk);
+}
+
 void trimmed_sums(const double* d_R2, std::size_t n, std::size_t m, const double* d_t, std::size_t h,
-                  double* d_objective, std::int64_t* d_below, cudaStream_t stream) {
-  trimmed_sum_kernel<<<static_cast<unsigned>(m), kThreads, 0, stream>>>(d_R2, n, d_t, h, d_objective, d_below);
+                  double* d_scratch, double* d_objective, std::int64_t* d_below, cudaStream_t stream) {
+  const std::size_t chunks = (n + kSumChunk - 1) / kSumChunk;
+  double* partial_sum = d_scratch;
+  auto* partial_count = reinterpret_cast<long long*>(d_scratch + m * chunks);
+  chunk_sums_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(m)), kThreads, 0, stream>>>(
+      d_R2, n, chunks, d_t, partial_sum, partial_count);
+  RF_CUDA(cudaGetLastError());
+  column_sums_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      m, chunks, d_t, h, partial_sum, partial_count, d_objective, d_below);
   RF_CUDA(cudaGetLastError());
 }
 

@@ -1,4 +1,5 @@
 // h-subsets of many candidates, their normal equations, and elemental systems.
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "device_ops.hpp"
@@ -13,27 +14,75 @@ constexpr int kGramRowsPerTile = 32;
 constexpr int kGramRowsPerBlock = 4096;
 constexpr int kMaxPairsPerThread = 8;  // (p+1)(p+2)/2 <= 8 * 256: p up to 62
 
-// One block per column: rows with v < t, then the first (h - below) rows with v == t, in row
-// order (two block-wide prefix sums per tile of rows).
-__global__ void h_subset_kernel(const double* R2, std::size_t n, const double* t, const std::int64_t* below,
-                                std::size_t h, std::int32_t* rows) {
+// h-subsets in three steps over chunks of rows, so that all chunks of all columns run at once:
+// count the values below and equal to t per chunk, turn the counts into per-chunk offsets
+// (ties are taken first-come in row order, up to h - below), then write each chunk's rows.
+constexpr std::size_t kSubsetChunk = 8192;
+
+__global__ void chunk_counts_kernel(const double* R2, std::size_t n, std::size_t chunks, const double* t,
+                                    int* less, int* ties) {
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const std::size_t c = blockIdx.x, j = blockIdx.y;
+  const double threshold = t[j];
+  const double* column = R2 + j * n;
+  const std::size_t end = min(n, (c + 1) * kSubsetChunk);
+  int below = 0, equal = 0;
+  for (std::size_t i = c * kSubsetChunk + threadIdx.x; i < end; i += blockDim.x) {
+    below += column[i] < threshold;
+    equal += column[i] == threshold;
+  }
+  const int total_below = Reduce(storage).Sum(below);
+  __syncthreads();
+  const int total_equal = Reduce(storage).Sum(equal);
+  if (threadIdx.x == 0) {
+    less[j * chunks + c] = total_below;
+    ties[j * chunks + c] = total_equal;
+  }
+}
+
+// One thread per column: exclusive prefix sums over its chunks (in place: counts -> offsets).
+__global__ void chunk_offsets_kernel(std::size_t m, std::size_t chunks, const std::int64_t* below, std::size_t h,
+                                     int* less, int* ties) {
+  const std::size_t j = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (j >= m) return;
+  const long long ties_wanted = static_cast<long long>(h) - below[j];
+  long long taken = 0, ties_seen = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const long long chunk_less = less[j * chunks + c], chunk_ties = ties[j * chunks + c];
+    const long long tie_take = max(0LL, min(chunk_ties, ties_wanted - ties_seen));
+    less[j * chunks + c] = static_cast<int>(taken);      // rows taken before this chunk
+    ties[j * chunks + c] = static_cast<int>(ties_seen);  // tied rows seen before this chunk
+    taken += chunk_less + tie_take;
+    ties_seen += chunk_ties;
+  }
+}
+
+__global__ void write_rows_kernel(const double* R2, std::size_t n, std::size_t chunks, const double* t,
+                                  const std::int64_t* below, std::size_t h, const int* taken_before,
+                                  const int* ties_before, std::int32_t* rows) {
   using Scan = cub::BlockScan<int, kThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int carry_taken, carry_ties;
-  const std::size_t j = blockIdx.x;
+  const std::size_t c = blockIdx.x, j = blockIdx.y;
   const double threshold = t[j];
   const long long ties_wanted = static_cast<long long>(h) - below[j];
   const double* column = R2 + j * n;
   std::int32_t* out = rows + j * h;
-  if (threadIdx.x == 0) carry_taken = carry_ties = 0;
+  if (threadIdx.x == 0) {
+    carry_taken = taken_before[j * chunks + c];
+    carry_ties = ties_before[j * chunks + c];
+  }
   __syncthreads();
-  for (std::size_t base = 0; base < n; base += kThreads) {
+  const std::size_t end = min(n, (c + 1) * kSubsetChunk);
+  for (std::size_t base = c * kSubsetChunk; base < end; base += kThreads) {
     const std::size_t i = base + threadIdx.x;
-    const double v = i < n ? column[i] : threshold + 1;
-    int tie = (i < n && v == threshold) ? 1 : 0, tie_rank = 0, tie_total = 0;
+    const double v = i < end ? column[i] : threshold + 1;
+    const int tie = (i < end && v == threshold) ? 1 : 0;
+    int tie_rank = 0, tie_total = 0;
     Scan(scan_storage).ExclusiveSum(tie, tie_rank, tie_total);
     __syncthreads();
-    const int take = (i < n && (v < threshold || (tie && carry_ties + tie_rank < ties_wanted))) ? 1 : 0;
+    const int take = (i < end && (v < threshold || (tie && carry_ties + tie_rank < ties_wanted))) ? 1 : 0;
     int position = 0, taken_total = 0;
     Scan(scan_storage).ExclusiveSum(take, position, taken_total);
     if (take) out[carry_taken + position] = static_cast<std::int32_t>(i);
@@ -116,9 +165,21 @@ __global__ void gather_elemental_kernel(const double* X, const double* y, std::s
 
 }  // namespace
 
+std::size_t h_subset_scratch(std::size_t n, std::size_t m) {
+  return 2 * m * ((n + kSubsetChunk - 1) / kSubsetChunk);
+}
+
 void h_subset_rows(const double* d_R2, std::size_t n, std::size_t m, const double* d_t,
-                   const std::int64_t* d_below, std::size_t h, std::int32_t* d_rows, cudaStream_t stream) {
-  h_subset_kernel<<<static_cast<unsigned>(m), kThreads, 0, stream>>>(d_R2, n, d_t, d_below, h, d_rows);
+                   const std::int64_t* d_below, std::size_t h, int* d_scratch, std::int32_t* d_rows, cudaStream_t stream) {
+  const std::size_t chunks = (n + kSubsetChunk - 1) / kSubsetChunk;
+  int* less = d_scratch;
+  int* ties = d_scratch + m * chunks;
+  const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(m));
+  chunk_counts_kernel<<<grid, kThreads, 0, stream>>>(d_R2, n, chunks, d_t, less, ties);
+  RF_CUDA(cudaGetLastError());
+  chunk_offsets_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(m, chunks, d_below, h, less, ties);
+  RF_CUDA(cudaGetLastError());
+  write_rows_kernel<<<grid, kThreads, 0, stream>>>(d_R2, n, chunks, d_t, d_below, h, less, ties, d_rows);
   RF_CUDA(cudaGetLastError());
 }
 
