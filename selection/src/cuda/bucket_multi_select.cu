@@ -149,17 +149,9 @@ __global__ __launch_bounds__(kThreads) void assign_buckets(const T* __restrict__
        i += std::size_t{gridDim.x} * blockDim.x) {
     const int bucket = bucket_of(x[i], pivots, slopes);
     bucket_ids[i] = static_cast<unsigned short>(bucket);
-    const unsigned mask = __activemask();  // one atomic per warp when the warp agrees
-    const int leader = __ffs(mask) - 1;
-    if (__all_sync(mask, bucket == __shfl_sync(mask, bucket, leader))) {
-      if (static_cast<int>(threadIdx.x % 32) == leader) atomicAdd(&local[bucket], __popc(mask));
-    } else {
-      atomicAdd(&local[bucket], 1u);
-    }
+    seed::count_in_shared(local, bucket);
   }
-  __syncthreads();
-  for (int b = threadIdx.x; b < kBuckets; b += blockDim.x)
-    if (local[b]) atomicAdd(&control->counts[b], static_cast<unsigned long long>(local[b]));
+  seed::flush_counts(local, kBuckets, control->counts);
 }
 
 // Reduce: copy the elements of active buckets (flags in shared memory) contiguously.

@@ -79,18 +79,6 @@ __device__ __forceinline__ int project(double x, const Projection& p) {
   return static_cast<int>(t);
 }
 
-// One shared atomic per warp when the whole warp agrees (duplicate-heavy data), else one each.
-__device__ __forceinline__ void count_in_shared(unsigned int* local, int bucket) {
-  const unsigned mask = __activemask();
-  const int leader = __ffs(mask) - 1;
-  const int first = __shfl_sync(mask, bucket, leader);
-  if (__all_sync(mask, bucket == first)) {
-    if (static_cast<int>(threadIdx.x % 32) == leader && first >= 0) atomicAdd(&local[first], __popc(mask));
-  } else if (bucket >= 0) {
-    atomicAdd(&local[bucket], 1u);
-  }
-}
-
 template <class T>
 __global__ __launch_bounds__(kBuckets) void reset_state(State<T>* state, unsigned long long* counts) {
   using Key = typename State<T>::Key;
@@ -153,11 +141,11 @@ __global__ __launch_bounds__(kThreads) void count_buckets(const T* __restrict__ 
     for (int u = 0; u < kUnroll; ++u) v[u] = x[i + u * stride];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      count_in_shared(local, (v[u] >= lo && v[u] <= hi) ? project(static_cast<double>(v[u]), p) : -1);
+      seed::count_in_shared(local, (v[u] >= lo && v[u] <= hi) ? project(static_cast<double>(v[u]), p) : -1);
   }
   for (; i < n; i += stride) {
     const T v = x[i];
-    count_in_shared(local, (v >= lo && v <= hi) ? project(static_cast<double>(v), p) : -1);
+    seed::count_in_shared(local, (v >= lo && v <= hi) ? project(static_cast<double>(v), p) : -1);
   }
   __syncthreads();
   for (int b = threadIdx.x; b < kBuckets; b += blockDim.x)

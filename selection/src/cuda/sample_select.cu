@@ -108,18 +108,9 @@ __global__ __launch_bounds__(kThreads) void count_buckets(const T* __restrict__ 
        i += std::size_t{gridDim.x} * blockDim.x) {
     const int bucket = bucket_of(x[i], tree, sorted);
     oracles[i] = static_cast<unsigned char>(bucket);
-    // Warp aggregation when the warp agrees (equal elements), else one shared atomic each.
-    const unsigned mask = __activemask();
-    const int leader = __ffs(mask) - 1;
-    if (__all_sync(mask, bucket == __shfl_sync(mask, bucket, leader))) {
-      if (static_cast<int>(threadIdx.x % 32) == leader) atomicAdd(&local[bucket], __popc(mask));
-    } else {
-      atomicAdd(&local[bucket], 1u);
-    }
+    seed::count_in_shared(local, bucket);
   }
-  __syncthreads();
-  for (int b = threadIdx.x; b < kBuckets; b += blockDim.x)
-    if (local[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
+  seed::flush_counts(local, kBuckets, counts);
 }
 
 // Prefix sum over the bucket counts, the bucket of rank k; clears counts for the next level.

@@ -26,6 +26,27 @@ template <> struct OrderedKey<double> {
   __host__ __device__ static double to(type key) { return KeyTraits<double>::from_key(key); }
 };
 
+// Counts `bucket` in a block's shared-memory counters (a negative bucket is not counted: the
+// dummy bucket of eliminated elements): one atomic per warp when the whole warp agrees (runs
+// of equal elements, the adversarial case), else one atomic per thread.
+__device__ __forceinline__ void count_in_shared(unsigned int* local, int bucket) {
+  const unsigned mask = __activemask();
+  const int leader = __ffs(mask) - 1;
+  const int first = __shfl_sync(mask, bucket, leader);
+  if (__all_sync(mask, bucket == first)) {
+    if (static_cast<int>(threadIdx.x % 32) == leader && first >= 0) atomicAdd(&local[first], __popc(mask));
+  } else if (bucket >= 0) {
+    atomicAdd(&local[bucket], 1u);
+  }
+}
+
+// Adds a block's shared counters to the global ones (only the non-zero ones).
+__device__ inline void flush_counts(const unsigned int* local, int buckets, unsigned long long* counts) {
+  __syncthreads();
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x)
+    if (local[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
+}
+
 inline std::size_t align_up(std::size_t bytes, std::size_t alignment = 256) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
