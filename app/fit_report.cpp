@@ -124,7 +124,7 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
   j["seed"] = context.seed;
   j["backend"] = fit.backend;
   j["selection"] = fit.selection;
-  j["timings_s"] = {{"subsets", fit.timings.subsets_s}, {"objectives", fit.timings.objectives_s},
+  j["timings_s"] = {{"setup", fit.timings.setup_s},          {"subsets", fit.timings.subsets_s}, {"objectives", fit.timings.objectives_s},
                     {"csteps", fit.timings.csteps_s},   {"finish", fit.timings.finish_s},
                     {"total", fit.timings.total_s}};
   out << j.dump(2) << "\n";

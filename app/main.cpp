@@ -51,8 +51,10 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';
     return kExitUsageError;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "robust-fit: error: out of memory\n";
+  } catch (const std::bad_alloc& e) {
+    // GPU allocation failures derive from bad_alloc and say what was asked for.
+    const std::string what = e.what();
+    std::cerr << "robust-fit: error: " << (what == "std::bad_alloc" ? std::string("out of memory") : what) << '\n';
     return kExitDataError;
   } catch (const std::exception& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   const auto method_value = robustfit::regression::parse_method(method);
   const auto selection_value = robustfit::selection::parse_algorithm(selection);
   std::cout << "method,backend,selection,n,p,eps,contamination,subsets,threads,runs,median_s,min_s,max_s,"
-               "subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall\n";
+               "setup_s,subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall\n";
   for (std::size_t n : parse_list(ns)) {
     for (std::size_t p : parse_list(ps)) {
       robustfit::data::ScenarioSpec spec;
@@ -107,10 +107,10 @@ int main(int argc, char** argv) {
         planted += scenario.planted_outlier[i];
         true_pos += fit.outlier[i] && scenario.planted_outlier[i];
       }
-      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f\n",
+      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f\n",
                   method.c_str(), fit.backend.c_str(), fit.selection.c_str(), n, p, epsilon, contamination.c_str(),
                   fit.subsets_tried, std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(),
-                  times.back(), fit.timings.subsets_s, fit.timings.objectives_s, fit.timings.csteps_s, fit.timings.finish_s,
+                  times.back(), fit.timings.setup_s, fit.timings.subsets_s, fit.timings.objectives_s, fit.timings.csteps_s, fit.timings.finish_s,
                   fit.objective, (fit.coefficients - scenario.beta).norm(),
                   flagged ? static_cast<double>(true_pos) / static_cast<double>(flagged) : 1.0,
                   planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0);

@@ -39,6 +39,7 @@ FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsO
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
   auto engine = detail::make_engine(data, options.backend, options.selection);
   FitResult result;
+  result.timings.setup_s = watch.lap();
   const double all = detail::binomial(n, p);
   const std::size_t wanted = options.subsets.value_or(default_lms_subsets(p));
   result.exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;

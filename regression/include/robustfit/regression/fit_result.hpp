@@ -10,6 +10,7 @@
 namespace robustfit::regression {
 
 struct PhaseTimings {
+  double setup_s = 0;       // input validation and engine set-up (device upload for CUDA)
   double subsets_s = 0;     // drawing and solving elemental subsets
   double objectives_s = 0;  // residuals + order statistics of candidates
   double csteps_s = 0;      // C-steps (LTS) / Chebyshev refinement (LMS)
