@@ -42,15 +42,25 @@ void to_host(T* dst, const T* d_src, std::size_t count, cudaStream_t stream) {
 CudaEngine::CudaEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection)
     : X_(std::move(X)), y_(std::move(y)), n_(static_cast<std::size_t>(X_.rows())), p_(static_cast<std::size_t>(X_.cols())),
       selection_(selection) {
+  // A failed allocation elsewhere leaves a non-sticky error behind that later launch checks
+  // (ours and cuBLAS's) would report: clear it so that this engine sees only its own errors.
+  cudaGetLastError();
   RF_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  RF_CUBLAS(cublasCreate(&blas_));
-  RF_CUBLAS(cublasSetStream(blas_, stream_));
-  to_device(X_d_.reserve(n_ * p_), X_.data(), n_ * p_, stream_);
-  to_device(y_d_.reserve(n_), y_.data(), n_, stream_);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  RF_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  budget_bytes_ = std::clamp(free_bytes / 3, kMinBudgetBytes, kMaxBudgetBytes);
-  RF_CUDA(cudaStreamSynchronize(stream_));
+  try {
+    RF_CUBLAS(cublasCreate(&blas_));
+    cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
+    RF_CUBLAS(cublasSetStream(blas_, stream_));
+    to_device(X_d_.reserve(n_ * p_), X_.data(), n_ * p_, stream_);
+    to_device(y_d_.reserve(n_), y_.data(), n_, stream_);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    RF_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    budget_bytes_ = std::clamp(free_bytes / 3, kMinBudgetBytes, kMaxBudgetBytes);
+    RF_CUDA(cudaStreamSynchronize(stream_));
+  } catch (...) {  // the destructor does not run when the constructor throws
+    if (blas_) cublasDestroy(blas_);
+    cudaStreamDestroy(stream_);
+    throw;
+  }
 }
 
 CudaEngine::~CudaEngine() {

@@ -14,7 +14,10 @@ namespace robustfit::regression::cuda {
 [[noreturn]] inline void throw_cuda(cudaError_t status, const char* call, const char* file, int line) {
   const std::string what = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
                            cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
-  if (status == cudaErrorMemoryAllocation) throw selection::cuda::OutOfMemory("GPU out of memory: " + what);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: clear it so that the next launch check does not see it
+    throw selection::cuda::OutOfMemory("GPU out of memory: " + what);
+  }
   throw std::runtime_error(what);
 }
 
