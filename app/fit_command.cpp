@@ -22,14 +22,14 @@ Fits y = b0 + b1 x1 + ... robustly. DATA.csv has a header row of column names; t
 (comma, semicolon or tab) is detected. Defaults follow R: LTS as robustbase::ltsReg, LMS as
 MASS::lqs(method = "lms").
 
-  LTS  FAST-LTS: 500 random elemental subsets, 2 C-steps each, the 10 best iterated to
-       convergence (nested subsamples for n >= 600); h = floor((n+p+1)/2) for alpha = 0.5;
+  LTS  FAST-LTS: 500 random elemental subsets, 2 C-steps each, the 20 best (robustbase: 10)
+       iterated to convergence (nested subsamples for n >= 600); h = floor((n+p+1)/2) for alpha = 0.5;
        consistency-corrected raw scale; one reweighting step with 0/1 weights
        |r/s| <= qnorm(0.9875); outliers are the rows with weight 0.
   LMS  minimises the h-th smallest squared residual, h = floor((n+1)/2); all elemental
        subsets when there are at most 5000, else min(500 p, 3000) random ones; the intercept
-       of each candidate is adjusted exactly; Rousseeuw & Leroy's scale and reweighting
-       (cutoff 2.5).
+       of each candidate is adjusted exactly and the ten best are refined by Chebyshev steps;
+       Rousseeuw & Leroy's scale and reweighting (cutoff 2.5).
   LS   ordinary least squares (no outliers flagged).
 
 Options)";
@@ -139,7 +139,7 @@ int run_fit(const std::vector<std::string>& args) {
   }
 
   const regression::FitResult result = fit(design, a, method, backend, selection);
-  const FitContext context{a.data_file, &design, a.alpha, a.subsets.value_or(0), a.seed};
+  const FitContext context{a.data_file, &design, a.alpha, a.seed};
   if (format == OutputFormat::json)
     print_fit_json(std::cout, result, context);
   else

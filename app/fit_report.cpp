@@ -50,8 +50,12 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
       << "  p = " << fit.p << (fit.intercept ? " (with intercept)" : " (no intercept)") << "\n";
   if (design.dropped_rows > 0) out << "dropped " << design.dropped_rows << " rows with missing values\n";
   if (robust)
-    out << "h = " << fit.h << " of " << fit.n << ", " << fit.subsets_tried << " elemental subsets"
-        << (fit.exhaustive ? " (all of them)" : ", seed " + std::to_string(context.seed))
+    out << "h = " << fit.h << " of " << fit.n << ", "
+        << (fit.exhaustive ? "all " + std::to_string(fit.subsets_tried) + " elemental subsets"
+                           : std::to_string(fit.subsets_tried - fit.singular_subsets) + " random elemental subsets (seed " +
+                                 std::to_string(context.seed) + ")")
+        << (fit.singular_subsets ? ", " + std::to_string(fit.singular_subsets) + (fit.exhaustive ? " singular" : " singular ones redrawn")
+                                 : std::string())
         << ", backend " << fit.backend << "\n";
   out << "\n";
 
@@ -124,9 +128,9 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
   j["seed"] = context.seed;
   j["backend"] = fit.backend;
   j["selection"] = fit.selection;
-  j["timings_s"] = {{"setup", fit.timings.setup_s},          {"subsets", fit.timings.subsets_s}, {"objectives", fit.timings.objectives_s},
-                    {"csteps", fit.timings.csteps_s},   {"finish", fit.timings.finish_s},
-                    {"total", fit.timings.total_s}};
+  j["timings_s"] = {{"setup", fit.timings.setup_s},   {"subsets", fit.timings.subsets_s},
+                    {"objectives", fit.timings.objectives_s}, {"csteps", fit.timings.csteps_s},
+                    {"finish", fit.timings.finish_s}, {"total", fit.timings.total_s}};
   out << j.dump(2) << "\n";
 }
 

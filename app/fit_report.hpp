@@ -13,7 +13,6 @@ struct FitContext {
   std::string data_file;
   const data::Design* design = nullptr;
   double alpha = 0.5;        // LTS only
-  std::size_t subsets = 0;   // requested (0: the method's default)
   std::uint64_t seed = 0;
 };
 
