@@ -44,7 +44,7 @@ po::options_description select_options(SelectArguments& a) {
     ("median", po::bool_switch(&a.median), "the median (lower median for even n)")
     ("percentiles", po::value(&a.percentiles), "N evenly spaced quantiles from 0 to 1 (N >= 2)")
     ("algorithm,a", po::value(&a.algorithm)->default_value("auto"),
-     "auto | sort | nth-element (CPU and CUDA); cutting-plane | bucket | radix | sample | multi (CUDA)")
+     "auto | sort | nth-element (CPU and CUDA); cutting-plane | bucket | radix | sample | floyd-rivest | multi (CUDA)")
     ("backend", po::value(&a.backend)->default_value("auto"), "auto | cpu | cuda (auto: CUDA when a GPU is usable)")
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop missing, NaN or Inf cells (default: error)");

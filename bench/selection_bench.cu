@@ -5,7 +5,8 @@
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick] [--sections single,multi,batched,tune]
-//                         [--runs 10] [--types float,double]
+//                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
+// (--algorithms limits the single section; sort always runs: it is the reference.)
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
@@ -21,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "../selection/src/cuda/checked_select.cuh"  // tuning knobs of the cutting plane
+#include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 #include "robustfit/selection/gpu.hpp"
@@ -45,6 +46,7 @@ struct Options {
   int runs = 10;
   std::vector<std::string> sections{"single", "multi", "batched", "tune"};
   std::vector<std::string> types{"float", "double"};
+  std::vector<std::string> algorithms;  // single section; empty: all
   std::string command;
 };
 
@@ -93,6 +95,22 @@ Timing time_calls(int runs, std::size_t rotation, const std::function<void(std::
   cudaEventDestroy(stop);
   std::sort(ms.begin(), ms.end());
   return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+// Times `call` into `row` and appends it; an exception becomes the row's error and does not
+// stop the run. The sort row sets `sort_ms`, the speed-up baseline of the rows after it.
+void time_into_row(Row row, int runs, std::size_t rotation, std::size_t bytes, double& sort_ms,
+                   const std::function<void(std::size_t)>& call) {
+  try {
+    const Timing t = time_calls(runs, rotation, call);
+    row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
+    row.gbps = bytes / (t.median * 1e6);
+    if (row.algorithm == "sort") sort_ms = t.median;
+  } catch (const std::exception& error) {
+    row.error = error.what();
+  }
+  row.sort_ms = sort_ms;
+  g_rows.push_back(row);
 }
 
 // Device copies of one input, enough of them to exceed ~3x the 60 MB L2.
@@ -147,27 +165,21 @@ void bench_single_case(const Options& options, gpu::Workspace& workspace,
   for (const Algorithm algorithm : algorithms) {
     Row row{"single", algorithm_name(algorithm), type_name(T{}), dist, "", n, k};
     row.floor_ms = floor;
-    try {
-      const Timing t = time_calls(options.runs, input.copies.size(), [&](std::size_t i) {
-        if (gpu::kth_smallest(input.copies[i], n, k, algorithm, workspace) != expected)
-          ++row.mismatches;
-      });
-      row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
-      row.gbps = n * sizeof(T) / (t.median * 1e6);
-      if (algorithm == Algorithm::sort) sort_ms = t.median;
-    } catch (const std::exception& error) {
-      row.error = error.what();
-    }
-    row.sort_ms = sort_ms;
-    g_rows.push_back(row);
+    int mismatches = 0;
+    time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), sort_ms, [&](std::size_t i) {
+      if (gpu::kth_smallest(input.copies[i], n, k, algorithm, workspace) != expected) ++mismatches;
+    });
+    g_rows.back().mismatches = mismatches;
   }
 }
 
 template <class T>
 void bench_single(const Options& options, gpu::Workspace& workspace) {
-  const std::vector<Algorithm> algorithms{Algorithm::sort,   Algorithm::cutting_plane,
-                                          Algorithm::bucket, Algorithm::radix,
-                                          Algorithm::sample, Algorithm::automatic};
+  std::vector<Algorithm> algorithms;
+  for (const Algorithm a : {Algorithm::sort, Algorithm::cutting_plane, Algorithm::bucket, Algorithm::radix,
+                            Algorithm::sample, Algorithm::floyd_rivest, Algorithm::automatic})
+    if (a == Algorithm::sort || options.algorithms.empty() || has(options.algorithms, algorithm_name(a)))
+      algorithms.push_back(a);
   std::vector<int> log_sizes{20, 22, 24, 26, 28};
   if (options.quick) log_sizes = {20, 24};
   for (const int log_n : log_sizes) {
@@ -227,20 +239,12 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
                   std::string(robustfit::data::to_string(dist)), std::to_string(count) + " ranks",
                   n, count};
           row.floor_ms = floor;
-          try {
-            const Timing t = time_calls(options.runs, input.copies.size(), [&](std::size_t i) {
-              gpu::kth_smallest_many(input.copies[i], n, ks.data(), count, got.data(), algorithm,
-                                     workspace);
-              if (got != expected) ++row.mismatches;
-            });
-            row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
-            row.gbps = n * sizeof(T) / (t.median * 1e6);
-            if (algorithm == Algorithm::sort) sort_ms = t.median;
-          } catch (const std::exception& error) {
-            row.error = error.what();
-          }
-          row.sort_ms = sort_ms;
-          g_rows.push_back(row);
+          int mismatches = 0;
+          time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), sort_ms, [&](std::size_t i) {
+            gpu::kth_smallest_many(input.copies[i], n, ks.data(), count, got.data(), algorithm, workspace);
+            if (got != expected) ++mismatches;
+          });
+          g_rows.back().mismatches = mismatches;
         }
       }
       std::fprintf(stderr, "multi %s n=2^%d done\n", type_name(T{}), log_n);
@@ -302,19 +306,14 @@ void bench_batched(const Options& options, gpu::Workspace& workspace) {
           Row row{"batched", algorithm_name(algorithm), type_name(T{}), "normal-like",
                   std::to_string(cols) + "x2^" + std::to_string(log_rows), rows, k};
           row.floor_ms = floor;
-          const Timing t = time_calls(options.runs, rotation, [&](std::size_t i) {
+          time_into_row(row, options.runs, rotation, count * sizeof(T), sort_ms, [&](std::size_t i) {
             gpu::kth_smallest_batched(copies[i], rows, cols, rows, k, d_out, algorithm, workspace);
           });
           check(cudaMemcpy(got.data(), d_out, cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
           // The timed calls read rotated copies of the same data: the last result must match.
-          row.mismatches = int(std::count_if(got.begin(), got.end(), [&, j = 0](T v) mutable {
+          g_rows.back().mismatches = int(std::count_if(got.begin(), got.end(), [&, j = 0](T v) mutable {
             return v != expected[j++];
           }));
-          row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
-          row.gbps = count * sizeof(T) / (t.median * 1e6);
-          if (algorithm == Algorithm::sort) sort_ms = t.median;
-          row.sort_ms = sort_ms;
-          g_rows.push_back(row);
         }
       }
       cudaFree(d_temp);
@@ -349,15 +348,28 @@ void bench_tune(const Options& options, gpu::Workspace& workspace) {
           Row row{"tune", "cutting-plane-it" + std::to_string(iterations) + "-shift" + std::to_string(shift),
                   type_name(T{}), std::string(robustfit::data::to_string(dist)), "", n, k};
           row.floor_ms = floor;
-          const Timing t = time_calls(options.runs, input.copies.size(), [&](std::size_t i) {
-            const auto r = detail::cutting_plane_select_checked(input.copies[i], n, k, params,
-                                                                workspace, nullptr);
-            if (r.value != expected || r.has_nan) ++row.mismatches;
+          int mismatches = 0;
+          double no_baseline = 0;
+          time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
+            const auto r = detail::cutting_plane_select_checked(input.copies[i], n, k, params, workspace, nullptr);
+            if (r.value != expected || r.has_nan) ++mismatches;
           });
-          row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
-          row.gbps = n * sizeof(T) / (t.median * 1e6);
-          g_rows.push_back(row);
+          g_rows.back().mismatches = mismatches;
         }
+      }
+      for (const float sigmas : {2.5f, 3.0f, 4.0f, 5.0f, 6.0f}) {
+        detail::FloydRivestParams params;
+        params.sigmas = sigmas;
+        Row row{"tune", "floyd-rivest-sigmas" + std::to_string(sigmas).substr(0, 3), type_name(T{}),
+                std::string(robustfit::data::to_string(dist)), "", n, k};
+        row.floor_ms = floor;
+        int mismatches = 0;
+        double no_baseline = 0;
+        time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
+          const auto r = detail::floyd_rivest_select_checked(input.copies[i], n, k, params, workspace, nullptr);
+          if (r.value != expected || r.has_nan) ++mismatches;
+        });
+        g_rows.back().mismatches = mismatches;
       }
       std::fprintf(stderr, "tune %s n=2^%d done\n", type_name(T{}), log_n);
     }
@@ -424,8 +436,9 @@ Options parse(int argc, char** argv) {
     else if (arg == "--runs") options.runs = std::max(1, std::stoi(value()));
     else if (arg == "--sections") options.sections = split(value());
     else if (arg == "--types") options.types = split(value());
+    else if (arg == "--algorithms") options.algorithms = split(value());
     else throw std::invalid_argument("unknown option " + arg +
-                                     " (--out, --json, --quick, --runs, --sections, --types)");
+                                     " (--out, --json, --quick, --runs, --sections, --types, --algorithms)");
   }
   return options;
 }

@@ -6,7 +6,7 @@
 
 namespace robustfit::selection {
 namespace {
-constexpr std::array<std::pair<Algorithm, std::string_view>, 8> kNames{{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 9> kNames{{
     {Algorithm::automatic, "auto"},
     {Algorithm::sort, "sort"},
     {Algorithm::cutting_plane, "cutting-plane"},
@@ -14,6 +14,7 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 8> kNames{{
     {Algorithm::radix, "radix"},
     {Algorithm::sample, "sample"},
     {Algorithm::multi, "multi"},
+    {Algorithm::floyd_rivest, "floyd-rivest"},
     {Algorithm::nth_element, "nth-element"},
 }};
 }  // namespace

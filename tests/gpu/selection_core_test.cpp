@@ -1,4 +1,4 @@
-// The CUDA selection algorithms of the core (sort, cutting plane, radix, automatic) return
+// The CUDA selection algorithms of the core (sort, cutting plane, Floyd–Rivest, radix, automatic) return
 // exactly what the CPU reference returns, on every distribution of docs/BENCHMARKS.md,
 // for tiny to large n and for extreme and random ranks; NaN inputs are rejected.
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ using robustfit::selection::Algorithm;
 using robustfit::testing::DeviceVector;
 namespace gpu = robustfit::selection::cuda;
 
-constexpr Algorithm kCoreAlgorithms[] = {Algorithm::sort, Algorithm::cutting_plane,
+constexpr Algorithm kCoreAlgorithms[] = {Algorithm::sort, Algorithm::cutting_plane, Algorithm::floyd_rivest,
                                          Algorithm::radix, Algorithm::automatic};
 
 std::vector<std::size_t> ranks_for(std::size_t n, std::mt19937_64& rng) {

@@ -23,6 +23,7 @@ enum Slot : std::size_t {
   kSlotSample = 20,        // 20..23
   kSlotMulti = 24,         // 24..31
   kSlotBatched = 32,       // 32..39
+  kSlotFloydRivest = 40,   // 40..43
 };
 
 template <class T> T sort_select(const T* d_values, std::size_t n, std::size_t k, Workspace&, cudaStream_t);
@@ -30,6 +31,7 @@ template <class T> T cutting_plane_select(const T* d_values, std::size_t n, std:
 template <class T> T bucket_select(const T* d_values, std::size_t n, std::size_t k, Workspace&, cudaStream_t);
 template <class T> T radix_select(const T* d_values, std::size_t n, std::size_t k, Workspace&, cudaStream_t);
 template <class T> T sample_select(const T* d_values, std::size_t n, std::size_t k, Workspace&, cudaStream_t);
+template <class T> T floyd_rivest_select(const T* d_values, std::size_t n, std::size_t k, Workspace&, cudaStream_t);
 
 // Many ranks of one vector (bucketMultiSelect). ks: host array of 0-based ranks; out: host array.
 template <class T>

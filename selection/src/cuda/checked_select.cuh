@@ -25,6 +25,15 @@ struct RadixParams {
   std::size_t copy_threshold = std::size_t{1} << 20;  // n below this: rescan, no compaction
 };
 
+// Floyd–Rivest: the bracket spans `sigmas` binomial standard deviations of the sample position
+// on each side of rank k; the buffer holds capacity_fraction * n values plus one chunk per warp,
+// at most max_capacity (tests lower it to force the overflow path).
+struct FloydRivestParams {
+  float sigmas = 3.0f;  // H200: 3 beat 4-6 at 2^26-2^28 (a miss, 0.27 % of inputs, costs one radix select)
+  double capacity_fraction = 0.125;
+  std::size_t max_capacity = ~std::size_t{0};
+};
+
 template <class T>
 Checked<T> sort_select_checked(const T* d_values, std::size_t n, std::size_t k, Workspace&,
                                cudaStream_t);
@@ -42,5 +51,12 @@ Checked<T> cutting_plane_select_checked(const T* d_values, std::size_t n, std::s
 template <class T>
 Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                 const RadixParams&, Workspace&, cudaStream_t);
+
+// Radix select on input known to lie in [lo, hi] (no NaN): digits of key - key(lo) only.
+template <class T>
+T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T hi, Workspace&, cudaStream_t);
+template <class T>
+Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::size_t k,
+                                       const FloydRivestParams&, Workspace&, cudaStream_t);
 
 }  // namespace robustfit::selection::cuda::detail

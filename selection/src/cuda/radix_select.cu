@@ -50,7 +50,8 @@ constexpr int pass_count(int key_bits) { return (key_bits + kDigitBits - 1) / kD
 template <class T, class Src, bool kFilter, bool kWrite, bool kCountNan>
 __global__ __launch_bounds__(kPassThreads) void radix_pass(
     const Src* src, std::size_t n_input, RadixState<typename KeyTraits<T>::Key>* state,
-    int prev_shift, int shift, unsigned long long* hist, typename KeyTraits<T>::Key* out) {
+    int prev_shift, int shift, unsigned long long* hist, typename KeyTraits<T>::Key* out,
+    typename KeyTraits<T>::Key key_base) {
   using Key = typename KeyTraits<T>::Key;
   using BlockScan = cub::BlockScan<unsigned, kPassThreads>;
   __shared__ unsigned int counts[kBins];
@@ -81,7 +82,7 @@ __global__ __launch_bounds__(kPassThreads) void radix_pass(
       if constexpr (std::is_same_v<Src, T>) {
         const T x = match[j] ? src[i] : T(0);
         if constexpr (kCountNan) nans += (x != x);
-        keys[j] = KeyTraits<T>::to_key(x);
+        keys[j] = KeyTraits<T>::to_key(x) - key_base;  // key_base: 0, or the low end of a known range
       } else {
         keys[j] = match[j] ? src[i] : Key(0);
       }
@@ -153,13 +154,16 @@ __global__ __launch_bounds__(kFindThreads) void radix_find(unsigned long long* h
 
 }  // namespace
 
+// Radix select on the keys minus `base`, which must fit in `key_bits` bits (the full key width
+// for arbitrary input; fewer for values known to lie in a narrow range: fewer passes, and the
+// first digit spreads the values instead of piling them into a few bins).
 template <class T>
-Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
-                                const RadixParams& params, Workspace& workspace,
-                                cudaStream_t stream) {
+Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, const RadixParams& params,
+                             typename KeyTraits<T>::Key base, int key_bits, Workspace& workspace,
+                             cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
-  constexpr int kKeyBits = KeyTraits<T>::kBits;
-  constexpr int kPasses = pass_count(kKeyBits);
+  const int kKeyBits = key_bits;
+  const int kPasses = pass_count(kKeyBits);
   const bool copying = n >= params.copy_threshold;
 
   auto* d_state = workspace.device_as<RadixState<Key>>(kSlotState, 1);
@@ -176,7 +180,7 @@ Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
 
   const unsigned grid = streaming_grid(n, kPassThreads, kItemsPerThread, 2048 / kPassThreads);
   radix_pass<T, T, false, false, true><<<grid, kPassThreads, 0, stream>>>(
-      d_values, n, d_state, 0, digit_shift(kKeyBits, 0), d_hist, nullptr);
+      d_values, n, d_state, 0, digit_shift(kKeyBits, 0), d_hist, nullptr, base);
   CUDA_CHECK_LAUNCH();
   radix_find<Key><<<1, kFindThreads, 0, stream>>>(d_hist, d_state, digit_width(kKeyBits, 0));
   CUDA_CHECK_LAUNCH();
@@ -188,18 +192,18 @@ Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
     if (!copying || pass == 1) {
       if (write)
         radix_pass<T, T, true, true, false><<<grid, kPassThreads, 0, stream>>>(
-            d_values, n, d_state, prev_shift, shift, d_hist, out);
+            d_values, n, d_state, prev_shift, shift, d_hist, out, base);
       else
         radix_pass<T, T, true, false, false><<<grid, kPassThreads, 0, stream>>>(
-            d_values, n, d_state, prev_shift, shift, d_hist, nullptr);
+            d_values, n, d_state, prev_shift, shift, d_hist, nullptr, base);
     } else {
       const Key* in = buffers[(pass - 1) % 2];
       if (write)
         radix_pass<T, Key, true, true, false><<<grid, kPassThreads, 0, stream>>>(
-            in, n, d_state, prev_shift, shift, d_hist, out);
+            in, n, d_state, prev_shift, shift, d_hist, out, Key(0));
       else
         radix_pass<T, Key, true, false, false><<<grid, kPassThreads, 0, stream>>>(
-            in, n, d_state, prev_shift, shift, d_hist, nullptr);
+            in, n, d_state, prev_shift, shift, d_hist, nullptr, Key(0));
     }
     CUDA_CHECK_LAUNCH();
     radix_find<Key><<<1, kFindThreads, 0, stream>>>(d_hist, d_state,
@@ -208,7 +212,25 @@ Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
   }
   CUDA_CHECK(cudaMemcpyAsync(h_state, d_state, sizeof *h_state, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  return {KeyTraits<T>::from_key(h_state->prefix), h_state->nan_count != 0};
+  return {KeyTraits<T>::from_key(h_state->prefix + base), h_state->nan_count != 0};
+}
+
+template <class T>
+Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k, const RadixParams& params,
+                                Workspace& workspace, cudaStream_t stream) {
+  return radix_select_keys(d_values, n, k, params, typename KeyTraits<T>::Key(0), KeyTraits<T>::kBits, workspace,
+                           stream);
+}
+
+template <class T>
+T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T hi, Workspace& workspace,
+                        cudaStream_t stream) {
+  using Key = typename KeyTraits<T>::Key;
+  const Key base = KeyTraits<T>::to_key(lo);
+  const Key span = KeyTraits<T>::to_key(hi) - base;
+  int bits = 1;
+  while (bits < KeyTraits<T>::kBits && (span >> bits) != 0) ++bits;
+  return radix_select_keys(d_values, n, k, RadixParams{}, base, bits, workspace, stream).value;
 }
 
 template <class T>
@@ -220,7 +242,8 @@ T radix_select(const T* d_values, std::size_t n, std::size_t k, Workspace& works
 #define ROBUSTFIT_INSTANTIATE(T)                                                              \
   template Checked<T> radix_select_checked<T>(const T*, std::size_t, std::size_t,             \
                                               const RadixParams&, Workspace&, cudaStream_t);  \
-  template T radix_select<T>(const T*, std::size_t, std::size_t, Workspace&, cudaStream_t);
+  template T radix_select<T>(const T*, std::size_t, std::size_t, Workspace&, cudaStream_t);                \
+  template T radix_select_in_range<T>(const T*, std::size_t, std::size_t, T, T, Workspace&, cudaStream_t);
 ROBUSTFIT_INSTANTIATE(float)
 ROBUSTFIT_INSTANTIATE(double)
 #undef ROBUSTFIT_INSTANTIATE

@@ -6,6 +6,7 @@
 //
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
+//   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
 //   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
 //   many ranks                       -> up to kLoopRanks ranks: radix once per rank;
 //                                       else multi (bucketMultiSelect) for double or at most
@@ -24,11 +25,12 @@
 namespace robustfit::selection::cuda {
 namespace {
 
+constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // below: radix (H200: radix faster at 2^24)
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
 
 Algorithm automatic_many(std::size_t count, bool is_double) {
-  if (count <= kLoopRanks) return Algorithm::radix;
+  if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: Floyd–Rivest or radix
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
 }
 
@@ -74,7 +76,13 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     if (summary.has_nan) throw_nan(function);
     return k == 0 ? summary.min : summary.max;
   }
+  if (algorithm == Algorithm::automatic)
+    algorithm = n >= kFloydRivestMinSize ? Algorithm::floyd_rivest : Algorithm::radix;
   switch (algorithm) {
+    case Algorithm::floyd_rivest:
+      return value_or_throw(detail::floyd_rivest_select_checked(d_values, n, k, detail::FloydRivestParams{},
+                                                                workspace, stream),
+                            function);
     case Algorithm::automatic:
     case Algorithm::radix:
       return value_or_throw(

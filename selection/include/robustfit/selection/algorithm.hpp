@@ -14,6 +14,7 @@ enum class Algorithm {
   radix,          // MSD radixSelect (Alabi et al.)
   sample,         // SampleSelect
   multi,          // bucketMultiSelect (Blanchard et al.): many ranks in one pass
+  floyd_rivest,   // sampled bracket, one read of the input, radixSelect inside (ours)
   nth_element,    // CPU: std::nth_element (introselect)
 };
 

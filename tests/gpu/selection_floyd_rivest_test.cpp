@@ -1,0 +1,90 @@
+// Floyd–Rivest's rare paths, forced: a bracket too narrow to hold rank k (the fallback to
+// radixSelect), a buffer too small for the bracket (overflow), ranks on the bracket's ends
+// (duplicates), and inputs that start off a 16-byte boundary (the scalar head of the vector
+// pass). Every answer must equal the CPU reference exactly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device_vector.hpp"
+#include "gpu_skip.hpp"
+#include "robustfit/data/distributions.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+#include "selection/src/cuda/checked_select.cuh"
+
+namespace {
+
+namespace detail = robustfit::selection::cuda::detail;
+using robustfit::data::Distribution;
+using robustfit::selection::cuda::Workspace;
+using robustfit::testing::DeviceVector;
+
+struct Case {
+  const char* name;
+  detail::FloydRivestParams params;
+};
+
+// Defaults; no margin (misses about half the time); a buffer of one value (overflows).
+const Case kCases[] = {{"default", {}}, {"no margin", {0.0f, 0.125, ~std::size_t{0}}}, {"tiny buffer", {4.0f, 0.0, 1}}};
+
+template <class T>
+void expect_exact(const std::vector<T>& values, std::size_t offset, const std::string& what, Workspace& workspace) {
+  const std::span<const T> view(values.data() + offset, values.size() - offset);
+  const std::size_t n = view.size();
+  std::mt19937_64 rng(n + offset);
+  std::vector<std::size_t> ks{0, 1, n / 2, n / 3, n - 2, n - 1, rng() % n, rng() % n};
+  for (auto& k : ks) k = std::min(k, n - 1);  // 1 and n - 2 fall outside when n < 2
+  const std::vector<T> expected = robustfit::selection::kth_smallest_many<T>(view, std::span<const std::size_t>(ks));
+  DeviceVector<T> device(values);
+  for (const Case& c : kCases) {
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      const auto got = detail::floyd_rivest_select_checked<T>(device.get() + offset, n, ks[i], c.params, workspace, nullptr);
+      ASSERT_FALSE(got.has_nan) << what;
+      ASSERT_EQ(got.value, expected[i]) << what << " (" << c.name << ") n=" << n << " offset=" << offset
+                                        << " k=" << ks[i];
+    }
+  }
+}
+
+template <class T>
+void sweep(std::initializer_list<std::size_t> sizes) {
+  Workspace workspace;
+  std::uint64_t seed = 40;
+  for (const Distribution d : robustfit::data::all_distributions()) {
+    for (const std::size_t n : sizes) {
+      if (d == Distribution::bucket_killer && n < 65) continue;  // needs 65 powers
+      const auto values = robustfit::data::make_distribution<T>(d, n + 3, ++seed, 16);
+      for (const std::size_t offset : {0, 1, 3}) {
+        expect_exact(values, offset, std::string(robustfit::data::to_string(d)), workspace);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(GpuFloydRivest, ForcedMissesOverflowsAndOffsetsFloat) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  sweep<float>({1, 2, 5, 9, 100, 4099, 300001});
+}
+
+TEST(GpuFloydRivest, ForcedMissesOverflowsAndOffsetsDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  sweep<double>({1, 2, 5, 9, 100, 4099, 300001});
+}
+
+TEST(GpuFloydRivest, ReportsNaNFoundInItsOnePass) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  auto values = robustfit::data::make_distribution<float>(Distribution::uniform, 100000, 3);
+  values[77777] = std::numeric_limits<float>::quiet_NaN();
+  DeviceVector<float> device(values);
+  Workspace workspace;
+  EXPECT_TRUE(detail::floyd_rivest_select_checked<float>(device.get(), values.size(), 50000, {}, workspace, nullptr).has_nan);
+}
+
+}  // namespace
