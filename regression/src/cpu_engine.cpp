@@ -11,7 +11,19 @@
 
 namespace robustfit::regression::detail {
 
-CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y) : X_(std::move(X)), X_rows_(X_), y_(std::move(y)) {}
+CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y)
+    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), X_rows_(row_major(X_)), y_(own_y_) {}
+
+CpuEngine::CpuEngine(const ModelData& data) : X_(data.X), X_rows_(row_major(data.X)), y_(data.y) {}
+
+CpuEngine::RowMajorMatrix CpuEngine::row_major(const Eigen::MatrixXd& X) {
+  RowMajorMatrix rows(X.rows(), X.cols());
+  parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    rows.middleRows(b, m) = X.middleRows(b, m);
+  });
+  return rows;
+}
 
 std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const std::size_t> rows) const {
   const Eigen::Index p = X_.cols(), m = static_cast<Eigen::Index>(rows.size());

@@ -4,13 +4,20 @@
 #include <Eigen/Core>
 #include <optional>
 
+#include "design_matrix.hpp"
 #include "engine.hpp"
 
 namespace robustfit::regression::detail {
 
 class CpuEngine final : public Engine {
  public:
+  // Owns its data (FAST-LTS subsamples).
   CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y);
+  // Refers to data.X and data.y without copying them: `data` must outlive the engine.
+  explicit CpuEngine(const ModelData& data);
+  explicit CpuEngine(const ModelData&& data) = delete;
+  CpuEngine(const CpuEngine&) = delete;
+  CpuEngine& operator=(const CpuEngine&) = delete;
 
   std::string backend_name() const override { return "cpu"; }
   std::string selection_name() const override { return "nth-element"; }
@@ -33,9 +40,13 @@ class CpuEngine final : public Engine {
   std::optional<Eigen::VectorXd> refit(std::span<const std::size_t> rows) const;
 
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::MatrixXd X_;
+  static RowMajorMatrix row_major(const Eigen::MatrixXd& X);
+
+  Eigen::MatrixXd own_X_;  // empty when the engine refers to a ModelData
+  Eigen::VectorXd own_y_;
+  const Eigen::MatrixXd& X_;
   RowMajorMatrix X_rows_;  // the same data row-major: gathering rows is a contiguous copy
-  Eigen::VectorXd y_;
+  const Eigen::VectorXd& y_;
 };
 
 }  // namespace robustfit::regression::detail

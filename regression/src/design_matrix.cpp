@@ -1,10 +1,15 @@
 #include "design_matrix.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "parallel.hpp"
 #include "tall_qr.hpp"
 
 namespace robustfit::regression::detail {
@@ -30,7 +35,72 @@ void require_finite(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Na
         throw std::invalid_argument(predictor(j) + " has a non-finite value in row " + std::to_string(i + 1));
 }
 
-void require_full_rank(const ModelData& data, const Namer& predictor) {
+// What the checks need from one read of the input: finiteness, the range of each predictor
+// and the Gram matrix X^T X of the design (intercept column included; lower triangle).
+struct DesignScan {
+  bool finite = true;
+  Eigen::VectorXd min, max;
+  Eigen::MatrixXd gram;
+};
+
+constexpr std::size_t kScanRows = 2048;  // rows per Gram update: the block stays in cache
+
+// Copies the predictors and y into `data` (whose X is already sized, intercept column
+// included) and scans them, in one parallel pass: the n x p input is read only once.
+DesignScan copy_and_scan(const Eigen::MatrixXd& predictors, const Eigen::VectorXd& y, ModelData& data) {
+  const Eigen::Index q = predictors.cols(), offset = data.X.cols() - q, p = data.X.cols();
+  const auto n = static_cast<std::size_t>(y.size());
+  std::vector<DesignScan> parts(row_chunk_count(n));
+  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    DesignScan& part = parts[c];
+    part.min = Eigen::VectorXd::Constant(q, std::numeric_limits<double>::infinity());
+    part.max = -part.min;
+    part.gram = Eigen::MatrixXd::Zero(p, p);
+    for (std::size_t at = begin; at < end; at += kScanRows) {
+      const auto b = static_cast<Eigen::Index>(at), m = static_cast<Eigen::Index>(std::min(kScanRows, end - at));
+      data.y.segment(b, m) = y.segment(b, m);
+      part.finite = part.finite && data.y.segment(b, m).allFinite();
+      if (offset) data.X.col(0).segment(b, m).setOnes();
+      for (Eigen::Index j = 0; j < q; ++j) {
+        auto column = data.X.col(j + offset).segment(b, m);
+        column = predictors.col(j).segment(b, m);
+        part.finite = part.finite && column.allFinite();
+        part.min(j) = std::min(part.min(j), column.minCoeff());
+        part.max(j) = std::max(part.max(j), column.maxCoeff());
+      }
+      part.gram.selfadjointView<Eigen::Lower>().rankUpdate(data.X.middleRows(b, m).transpose());
+    }
+  });
+  DesignScan scan = parts.front();
+  for (std::size_t c = 1; c < parts.size(); ++c) {  // in chunk order: independent of the threads
+    scan.finite = scan.finite && parts[c].finite;
+    scan.min = scan.min.cwiseMin(parts[c].min);
+    scan.max = scan.max.cwiseMax(parts[c].max);
+    scan.gram += parts[c].gram;
+  }
+  return scan;
+}
+
+// True when X certainly has full column rank by a wide margin: sigma_min(X) / sigma_max(X)
+// > 1e-6, bounded from the column-scaled Gram matrix allowing for its rounding (at most n eps
+// per scaled entry) and the eigensolver's. The pivoted QR below finds a rank deficiency only
+// at ratios near p eps (plus its backward error, far below 1e-6), so it would accept X too.
+// Anything less clear-cut (ill-conditioned, a zero column, overflow) is left to the QR.
+bool certainly_full_rank(const Eigen::MatrixXd& lower_gram, std::size_t n) {
+  constexpr double kRatio = 1e-6;
+  const Eigen::MatrixXd gram = lower_gram.selfadjointView<Eigen::Lower>();
+  const Eigen::VectorXd d = gram.diagonal().cwiseSqrt();
+  if (!gram.allFinite() || !(d.minCoeff() > 0)) return false;
+  const Eigen::MatrixXd scaled = d.cwiseInverse().asDiagonal() * gram * d.cwiseInverse().asDiagonal();
+  const double lambda = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(scaled, Eigen::EigenvaluesOnly).eigenvalues()(0);
+  const double eps = std::numeric_limits<double>::epsilon(), p = static_cast<double>(gram.rows());
+  const double slack = 2 * p * (static_cast<double>(n) + p) * eps;
+  // sigma_min^2 >= (lambda - slack) d_min^2 and sigma_max^2 <= trace(X^T X) (1 + slack).
+  return (lambda - slack) * d.minCoeff() * d.minCoeff() > kRatio * kRatio * d.squaredNorm() * (1 + slack);
+}
+
+void require_full_rank(const ModelData& data, const Eigen::MatrixXd& gram, const Namer& predictor) {
+  if (certainly_full_rank(gram, data.n())) return;
   // Pivoted QR of the blockwise R factors (TSQR): the same singular values and column norms as
   // X itself, at the cost of a parallel blocked QR instead of an unblocked pivoted one.
   const Eigen::MatrixXd factors = stacked_block_factors(data.X, data.y, {});
@@ -53,24 +123,23 @@ ModelData make_model_data(const Eigen::MatrixXd& predictors, const Eigen::Vector
   if (predictors.rows() != y.size())
     throw std::invalid_argument("X has " + std::to_string(predictors.rows()) + " rows but y has " +
                                 std::to_string(y.size()) + " values");
-  require_finite(predictors, y, predictor);
   ModelData data;
   data.intercept = intercept;
   const Eigen::Index offset = intercept ? 1 : 0;
   data.X.resize(predictors.rows(), predictors.cols() + offset);
-  if (intercept) data.X.col(0).setOnes();
-  data.X.rightCols(predictors.cols()) = predictors;
-  data.y = y;
+  data.y.resize(y.size());
+  const DesignScan scan = copy_and_scan(predictors, y, data);
+  if (!scan.finite) require_finite(predictors, y, predictor);  // finds and names the first one
   if (data.p() == 0) throw std::invalid_argument("the model has no coefficients: no predictors and no intercept");
   if (data.n() <= data.p())
     throw std::invalid_argument("too few observations: n = " + std::to_string(data.n()) +
                                 " must exceed the number of coefficients p = " + std::to_string(data.p()));
   if (intercept)
     for (Eigen::Index j = 0; j < predictors.cols(); ++j)
-      if (predictors.col(j).maxCoeff() == predictors.col(j).minCoeff())
+      if (scan.max(j) == scan.min(j))
         throw std::invalid_argument(predictor(j) + " is constant (" + std::to_string(predictors(0, j)) +
                                     "): it is collinear with the intercept; remove it");
-  require_full_rank(data, predictor);
+  require_full_rank(data, scan.gram, predictor);
   return data;
 }
 

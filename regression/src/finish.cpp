@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "all_rows.hpp"
 #include "consistency.hpp"
 #include "least_squares.hpp"
-#include "robustfit/selection/cpu_select.hpp"
+#include "parallel.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
@@ -17,22 +21,28 @@ namespace {
 constexpr double kExactFitScale = 1e-7;  // robustbase: a scale below this is an exact fit
 constexpr double kLmsCutoff = 2.5;       // Rousseeuw & Leroy's rejection point
 
-// Fitted values, residuals, standardized residuals, 0/1 weights and outlier flags of the
-// final coefficients; with scale 0 (exact fit) the points off the fit are the outliers.
-void describe_final_fit(const ModelData& data, double cutoff, FitResult& result) {
-  result.fitted = data.X * result.coefficients;
-  result.residuals = data.y - result.fitted;
-  const auto n = static_cast<Eigen::Index>(data.n());
-  result.standardized_residuals.resize(n);
-  result.weights.resize(n);
-  result.outlier.assign(data.n(), false);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double r = result.residuals(i);
-    const bool inlier = result.scale > 0 ? std::abs(r / result.scale) <= cutoff : std::abs(r) <= kExactFitScale;
-    result.standardized_residuals(i) = result.scale > 0 ? r / result.scale : 0.0;
-    result.weights(i) = inlier ? 1.0 : 0.0;
-    result.outlier[static_cast<std::size_t>(i)] = !inlier;
-  }
+Eigen::Index index(std::size_t i) { return static_cast<Eigen::Index>(i); }
+
+// The final fit's fitted values and residuals (moved into `result`), standardized residuals,
+// 0/1 weights and outlier flags; with scale 0 (exact fit) the points off the fit are the
+// outliers. Row chunks start at multiples of 4096: none shares a word of `outlier`.
+void describe_final_fit(Fit fit, double cutoff, FitResult& result) {
+  result.fitted = std::move(fit.fitted);
+  result.residuals = std::move(fit.residuals);
+  const auto n = static_cast<std::size_t>(result.residuals.size());
+  result.standardized_residuals.resize(index(n));
+  result.weights.resize(index(n));
+  result.outlier.assign(n, false);
+  const double scale = result.scale;
+  parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double r = result.residuals(index(i));
+      const bool inlier = scale > 0 ? std::abs(r / scale) <= cutoff : std::abs(r) <= kExactFitScale;
+      result.standardized_residuals(index(i)) = scale > 0 ? r / scale : 0.0;
+      result.weights(index(i)) = inlier ? 1.0 : 0.0;
+      result.outlier[i] = !inlier;
+    }
+  });
 }
 
 void set_common(const ModelData& data, std::size_t h, FitResult& result) {
@@ -42,16 +52,46 @@ void set_common(const ModelData& data, std::size_t h, FitResult& result) {
   result.intercept = data.intercept;
 }
 
-std::vector<double> squares(const Eigen::VectorXd& v) {
-  std::vector<double> out(static_cast<std::size_t>(v.size()));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = v(static_cast<Eigen::Index>(i)) * v(static_cast<Eigen::Index>(i));
-  return out;
+// 0/1 weights |r / scale| <= cutoff and the rows they keep.
+struct Reweighting {
+  Eigen::VectorXd weights;
+  std::vector<std::size_t> rows;
+};
+
+Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double cutoff) {
+  const auto n = static_cast<std::size_t>(residuals.size());
+  Reweighting w{Eigen::VectorXd(residuals.size()), {}};
+  parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) w.weights(index(i)) = std::abs(residuals(index(i)) / scale) <= cutoff ? 1.0 : 0.0;
+  });
+  w.rows = rows_where(n, [&](std::size_t i) { return w.weights(index(i)) > 0; });
+  return w;
+}
+
+// sum w r^2, summed as Eigen sums it (the scales stay bit for bit what they were).
+double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd& residuals) {
+  return (weights.array() * residuals.array().square()).sum();
+}
+
+// Sum of values at `rows`, in row order.
+double sum_at(const Eigen::VectorXd& values, const std::vector<std::size_t>& rows) {
+  double sum = 0;
+  for (std::size_t i : rows) sum += values(index(i));
+  return sum;
+}
+
+// LS on the rows kept by the reweighting; none kept: no fit (to ls_on_rows, no rows means all).
+std::optional<Eigen::VectorXd> ls_on_kept(const ModelData& data, const std::vector<std::size_t>& rows) {
+  if (rows.empty()) return std::nullopt;
+  return ls_on_rows(data.X, data.y, rows);
 }
 
 Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const char* what) {
   if (!beta) throw std::runtime_error(std::string("the ") + what + " is rank deficient; no unique least-squares fit");
   return *beta;
 }
+
+std::span<const double> values_of(const Eigen::VectorXd& v) { return {v.data(), static_cast<std::size_t>(v.size())}; }
 
 }  // namespace
 
@@ -61,11 +101,12 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   result.method = Method::lts;
   const std::size_t n = data.n(), p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
-  const HSubset subset = smallest_h(data.y - data.X * beta, h);
-  result.raw_coefficients = ls_on_rows(data.X, data.y, subset.rows).value_or(beta);
-  result.best_subset = subset.rows;
-  const Eigen::VectorXd raw_residuals = data.y - data.X * result.raw_coefficients;
-  result.objective = smallest_h(raw_residuals, h).objective;
+  std::vector<std::size_t> subset = smallest_h_rows(squares_of(residuals_of(data.X, data.y, beta)), h).rows;
+  result.raw_coefficients = ls_on_rows(data.X, data.y, subset).value_or(beta);
+  result.best_subset = std::move(subset);
+  Fit fit = fit_of(data.X, data.y, result.raw_coefficients);
+  const Eigen::VectorXd raw_squares = squares_of(fit.residuals);
+  result.objective = sum_at(raw_squares, smallest_h_rows(raw_squares, h).rows);
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -77,29 +118,23 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   } else {
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
-      Eigen::VectorXd weights(static_cast<Eigen::Index>(n));
-      for (Eigen::Index i = 0; i < weights.size(); ++i) weights(i) = std::abs(raw_residuals(i) / raw_scale) <= cutoff ? 1.0 : 0.0;
-      const double sum_w = weights.sum();
-      result.coefficients = ls_or_throw(ls_weighted01(data.X, data.y, weights), "reweighted design");
-      const Eigen::VectorXd r = data.y - data.X * result.coefficients;
-      double scale = std::sqrt((weights.array() * r.array().square()).sum() / (sum_w - 1));
+      const Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
+      const auto sum_w = static_cast<double>(w.rows.size());
+      result.coefficients = ls_or_throw(ls_on_kept(data, w.rows), "reweighted design");
+      fit = fit_of(data.X, data.y, result.coefficients);
+      double scale = std::sqrt(weighted_square_sum(w.weights, fit.residuals) / (sum_w - 1));
       if (sum_w < static_cast<double>(n))
         scale *= trimmed_scale_consistency(sum_w, n) * lts_small_sample_reweighted(p, data.intercept, n, alpha);
       result.scale = scale;
     }
   }
-  describe_final_fit(data, cutoff, result);
+  describe_final_fit(std::move(fit), cutoff, result);
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
   // without, 1 - (sum of the h smallest final r^2) / (sum of the h smallest y^2).
-  double ratio;
-  if (data.intercept) {
-    const std::vector<double> y(data.y.data(), data.y.data() + n);
-    ratio = s_h * s_h / min_window_variance(y, h);
-  } else {
-    std::vector<double> r2 = squares(result.residuals), y2 = squares(data.y);
-    ratio = trimmed_sum_inplace(r2, h) / trimmed_sum_inplace(y2, h);
-  }
+  const double ratio = data.intercept ? s_h * s_h / min_window_variance(values_of(data.y), h)
+                                      : trimmed_sum_parallel(squares_of(result.residuals), h) /
+                                            trimmed_sum_parallel(squares_of(data.y), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
 }
 
@@ -108,10 +143,10 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   result.method = Method::lms;
   const std::size_t n = data.n(), p = data.p();
   result.raw_coefficients = beta;
-  const Eigen::VectorXd raw_residuals = data.y - data.X * beta;
-  std::vector<double> r2 = squares(raw_residuals);
-  result.objective = selection::kth_smallest<double>(r2, h - 1);
-  result.best_subset = smallest_h(raw_residuals, h).rows;
+  Fit fit = fit_of(data.X, data.y, beta);
+  SmallestRows best = smallest_h_rows(squares_of(fit.residuals), h);
+  result.objective = best.threshold;  // the h-th smallest r^2
+  result.best_subset = std::move(best.rows);
 
   const double nd = static_cast<double>(n), hd = static_cast<double>(h);
   const double raw_scale = (1 + 5 / (nd - static_cast<double>(p))) * std::sqrt(result.objective) / qnorm((nd + hd) / (2 * nd));
@@ -120,28 +155,28 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
     result.raw_scale = result.scale = 0;
   } else {
     result.raw_scale = raw_scale;
-    Eigen::VectorXd weights(static_cast<Eigen::Index>(n));
-    for (Eigen::Index i = 0; i < weights.size(); ++i) weights(i) = std::abs(raw_residuals(i) / raw_scale) <= kLmsCutoff ? 1.0 : 0.0;
-    const double sum_w = weights.sum();
+    const Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
+    const auto sum_w = static_cast<double>(w.rows.size());
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      result.coefficients = ls_weighted01(data.X, data.y, weights).value_or(beta);
-      const Eigen::VectorXd r = data.y - data.X * result.coefficients;
-      result.scale = std::sqrt((weights.array() * r.array().square()).sum() / (sum_w - static_cast<double>(p)));
+      result.coefficients = ls_on_kept(data, w.rows).value_or(beta);
+      fit = fit_of(data.X, data.y, result.coefficients);
+      result.scale = std::sqrt(weighted_square_sum(w.weights, fit.residuals) / (sum_w - static_cast<double>(p)));
     }
   }
-  describe_final_fit(data, kLmsCutoff, result);
+  describe_final_fit(std::move(fit), kLmsCutoff, result);
 
   // Rousseeuw & Leroy's LMS R^2 for coverage h: 1 - objective / (the same criterion for y alone:
   // its univariate LMS about the best location with an intercept, about 0 without).
-  std::vector<double> y(data.y.data(), data.y.data() + n);
   double denominator;
   if (data.intercept) {
-    const double half = shortest_window_inplace(y, h).half_width;
+    Eigen::VectorXd sorted(data.y.size());
+    parallel_sort_copy(values_of(data.y), {sorted.data(), n});
+    const double half = shortest_window_sorted(values_of(sorted), h).half_width;
     denominator = half * half;
   } else {
-    std::vector<double> y2 = squares(data.y);
-    denominator = selection::kth_smallest<double>(y2, h - 1);
+    const Eigen::VectorXd y2 = squares_of(data.y);
+    denominator = kth_smallest_parallel(values_of(y2), h - 1);
   }
   const double ratio = result.objective / denominator;
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
@@ -151,19 +186,20 @@ void finish_ls(const ModelData& data, FitResult& result) {
   set_common(data, data.n(), result);
   result.method = Method::ls;
   result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_rows(data.X, data.y, {}), "design matrix");
-  const Eigen::VectorXd r = data.y - data.X * result.coefficients;
-  result.objective = r.squaredNorm();
+  Fit fit = fit_of(data.X, data.y, result.coefficients);
+  result.objective = fit.residuals.squaredNorm();
   result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(data.n() - data.p()));
   const double total = data.intercept ? (data.y.array() - data.y.mean()).square().sum() : data.y.squaredNorm();
   result.r_squared = total > 0 ? std::clamp(1 - result.objective / total, 0.0, 1.0) : 0.0;
   // LS flags no outliers: every row keeps weight 1 (the standardized residuals are reported).
-  result.fitted = data.X * result.coefficients;
-  result.residuals = r;
+  result.fitted = std::move(fit.fitted);
+  result.residuals = std::move(fit.residuals);
+  const Eigen::VectorXd& r = result.residuals;
   result.standardized_residuals = result.scale > 0 ? Eigen::VectorXd(r / result.scale) : Eigen::VectorXd::Zero(r.size());
   result.weights = Eigen::VectorXd::Ones(r.size());
   result.outlier.assign(data.n(), false);
   result.best_subset.resize(data.n());
-  for (std::size_t i = 0; i < data.n(); ++i) result.best_subset[i] = i;
+  std::iota(result.best_subset.begin(), result.best_subset.end(), std::size_t{0});
 }
 
 }  // namespace robustfit::regression::detail

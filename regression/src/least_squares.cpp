@@ -34,15 +34,6 @@ std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen:
   return beta;
 }
 
-std::optional<Eigen::VectorXd> ls_weighted01(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                                             const Eigen::VectorXd& weights) {
-  std::vector<std::size_t> rows;
-  for (Eigen::Index i = 0; i < weights.size(); ++i)
-    if (weights(i) > 0) rows.push_back(static_cast<std::size_t>(i));
-  if (rows.empty()) return std::nullopt;
-  return ls_on_rows(X, y, rows);
-}
-
 std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs) {
   const Eigen::LLT<Eigen::MatrixXd> llt(gram);
   if (llt.info() != Eigen::Success) return std::nullopt;

@@ -12,10 +12,6 @@ namespace robustfit::regression::detail {
 std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                           std::span<const std::size_t> rows);
 
-// Same with 0/1 weights (rows with weight > 0).
-std::optional<Eigen::VectorXd> ls_weighted01(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                                             const Eigen::VectorXd& weights);
-
 // Solves the normal equations G beta = rhs (G symmetric, lower triangle used) by Cholesky;
 // nullopt when G is not safely positive definite (then callers refit by QR instead). Shared by
 // the C-step refits of every engine so that they decide alike.

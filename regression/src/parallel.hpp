@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <exception>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -40,25 +41,29 @@ void parallel_for(std::size_t count, Body&& body) {
     if (e) std::rethrow_exception(e);
 }
 
-// std::sort on every hardware thread: sorted chunks, then pairwise in-place merges.
-template <class T>
-void parallel_sort(std::vector<T>& values) {
-  const std::size_t chunks = std::min<std::size_t>(worker_count(values.size() / 65536 + 1), 64);
-  std::vector<std::size_t> bounds(chunks + 1);
-  for (std::size_t c = 0; c <= chunks; ++c) bounds[c] = c * values.size() / chunks;
-  parallel_for(chunks, [&](unsigned, std::size_t c) {
-    std::sort(values.begin() + static_cast<std::ptrdiff_t>(bounds[c]), values.begin() + static_cast<std::ptrdiff_t>(bounds[c + 1]));
-  });
-  for (std::size_t width = 1; width < chunks; width *= 2) {
-    const std::size_t pairs = (chunks + 2 * width - 1) / (2 * width);
-    parallel_for(pairs, [&](unsigned, std::size_t pair) {
-      const std::size_t first = pair * 2 * width, middle = std::min(first + width, chunks), last = std::min(first + 2 * width, chunks);
-      if (middle < last)
-        std::inplace_merge(values.begin() + static_cast<std::ptrdiff_t>(bounds[first]),
-                           values.begin() + static_cast<std::ptrdiff_t>(bounds[middle]),
-                           values.begin() + static_cast<std::ptrdiff_t>(bounds[last]));
-    });
-  }
+// Fixed row chunks for passes over all n rows (validation, finish): at least kMinChunkRows rows
+// each and at most kMaxChunks of them, so that per-chunk partial results, and the order they
+// are combined in, depend on n only, never on the thread count. Boundaries are multiples of
+// kChunkAlign rows: chunks never share a cache line or a word of a std::vector<bool>.
+inline constexpr std::size_t kMinChunkRows = 32768;
+inline constexpr std::size_t kMaxChunks = 256;
+inline constexpr std::size_t kChunkAlign = 4096;
+
+inline std::size_t row_chunk_count(std::size_t n) { return std::clamp<std::size_t>(n / kMinChunkRows, 1, kMaxChunks); }
+
+inline std::size_t row_chunk_begin(std::size_t n, std::size_t chunk) {
+  const std::size_t chunks = row_chunk_count(n);
+  return chunk >= chunks ? n : chunk * n / chunks / kChunkAlign * kChunkAlign;
 }
+
+// Calls body(chunk, begin, end) for every row chunk of [0, n), chunks spread over the threads.
+template <class Body>
+void parallel_rows(std::size_t n, Body&& body) {
+  parallel_for(row_chunk_count(n), [&](unsigned, std::size_t c) { body(c, row_chunk_begin(n, c), row_chunk_begin(n, c + 1)); });
+}
+
+// Writes `values` (no NaN) sorted ascending to `sorted` (of the same size) on every hardware
+// thread: a radix sort (small inputs: std::sort). The values std::sort gives (-0 before +0).
+void parallel_sort_copy(std::span<const double> values, std::span<double> sorted);
 
 }  // namespace robustfit::regression::detail

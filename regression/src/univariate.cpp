@@ -1,5 +1,6 @@
 #include "univariate.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -10,17 +11,22 @@ namespace robustfit::regression::detail {
 
 ShortestWindow shortest_window_inplace(std::span<double> values, std::size_t h) {
   std::sort(values.begin(), values.end());
+  return shortest_window_sorted(values, h);
+}
+
+ShortestWindow shortest_window_sorted(std::span<const double> sorted, std::size_t h) {
   ShortestWindow best{0, std::numeric_limits<double>::infinity()};
-  for (std::size_t j = 0; j + h <= values.size(); ++j) {
-    const double half = (values[j + h - 1] - values[j]) / 2;
-    if (half < best.half_width) best = {values[j] + half, half};
+  for (std::size_t j = 0; j + h <= sorted.size(); ++j) {
+    const double half = (sorted[j + h - 1] - sorted[j]) / 2;
+    if (half < best.half_width) best = {sorted[j] + half, half};
   }
   return best;
 }
 
 double min_window_variance(std::span<const double> values, std::size_t h) {
-  std::vector<double> sorted(values.begin(), values.end());
-  parallel_sort(sorted);
+  Eigen::VectorXd buffer(static_cast<Eigen::Index>(values.size()));  // uninitialised
+  const std::span<double> sorted(buffer.data(), values.size());
+  parallel_sort_copy(values, sorted);
   // Running sums about a shift (the median) keep the cancellation in sum(x^2) - sum(x)^2/h small.
   const double shift = sorted[sorted.size() / 2];
   double sum = 0, sum_sq = 0;

@@ -13,6 +13,8 @@ struct ShortestWindow {
   double half_width = 0;
 };
 ShortestWindow shortest_window_inplace(std::span<double> values, std::size_t h);
+// The same for values already sorted.
+ShortestWindow shortest_window_sorted(std::span<const double> sorted, std::size_t h);
 
 // The smallest variance (divisor h) of h consecutive sorted values: the raw univariate
 // MCD / LTS variance that robustbase's robust R^2 divides by.
