@@ -32,10 +32,18 @@ MASS::lqs(method = "lms").
        Rousseeuw & Leroy's scale and reweighting (cutoff 2.5).
   LS   ordinary least squares (no outliers flagged).
 
+Precision: --precision float runs the CUDA engine in single precision: residuals, their
+order statistics and the C-step h-subsets in float (faster); sums, Gram matrices, every solve
+and the final fit (raw fit, scale, reweighting) stay in double. A float residual is off by
+about 6e-8 (|y| + sum |x_j b_j|): LTS then differs from double only through rows that tie with
+the h-th smallest squared residual to that accuracy; LMS coefficients carry that error.
+float is an error with --backend cpu (the CPU backend computes in double), with --method ls,
+and where no GPU is usable.
+
 Options)";
 
 struct FitArguments {
-  std::string data_file, response, predictors, method, backend, selection, output, residuals;
+  std::string data_file, response, predictors, method, backend, selection, precision, output, residuals;
   double alpha = 0.5;
   std::optional<std::size_t> h, subsets;
   std::uint64_t seed = 0;
@@ -56,7 +64,8 @@ po::options_description fit_options(FitArguments& a) {
     ("seed", po::value(&a.seed)->default_value(0), "seed of the subset draws; the same seed gives the same fit")
     ("no-intercept", po::bool_switch(&a.no_intercept), "fit without the constant term")
     ("backend", po::value(&a.backend)->default_value("auto"), "auto | cpu | cuda (auto: CUDA when a GPU is usable)")
-    ("selection", po::value(&a.selection)->default_value("auto"), "order-statistic algorithm inside the fit (CUDA: sort, cutting-plane, bucket, radix, sample)")
+    ("selection", po::value(&a.selection)->default_value("auto"), "order-statistic algorithm inside the fit (CUDA: sort, cutting-plane, bucket, radix, sample, floyd-rivest)")
+    ("precision", po::value(&a.precision)->default_value("double"), "double | float (float: CUDA engine only, see above)")
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("residuals", po::value(&a.residuals), "write per-row fitted values, residuals, weights and outlier flags to this CSV")
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)");
@@ -64,7 +73,7 @@ po::options_description fit_options(FitArguments& a) {
 }
 
 regression::FitResult fit(const data::Design& design, const FitArguments& a, regression::Method method,
-                          regression::Backend backend, selection::Algorithm selection) {
+                          regression::Backend backend, selection::Algorithm selection, regression::Precision precision) {
   const bool intercept = !a.no_intercept;
   switch (method) {
     case regression::Method::ls:
@@ -77,6 +86,7 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
       o.seed = a.seed;
       o.backend = backend;
       o.selection = selection;
+      o.precision = precision;
       return regression::fit_lms(design.X, design.y, o);
     }
     case regression::Method::lts: break;
@@ -89,6 +99,7 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
   o.seed = a.seed;
   o.backend = backend;
   o.selection = selection;
+  o.precision = precision;
   return regression::fit_lts(design.X, design.y, o);
 }
 
@@ -118,6 +129,12 @@ int run_fit(const std::vector<std::string>& args) {
   const auto method = parse_or_usage<regression::Method>("method", a.method, regression::parse_method);
   const auto backend = parse_or_usage<regression::Backend>("backend", a.backend, regression::parse_backend);
   const auto selection = parse_or_usage<selection::Algorithm>("selection", a.selection, selection::parse_algorithm);
+  const auto precision = parse_or_usage<regression::Precision>("precision", a.precision, regression::parse_precision);
+  if (precision == regression::Precision::single_precision && backend == regression::Backend::cpu)
+    throw UsageError("--precision float applies to the CUDA backend only; the CPU backend computes in double "
+                     "(use --backend cuda or auto, or --precision double)");
+  if (precision == regression::Precision::single_precision && method == regression::Method::ls)
+    throw UsageError("--precision float applies to LTS and LMS on the CUDA backend; LS is computed in double");
   const OutputFormat format = parse_output_format(a.output);
   if (!(a.alpha >= 0.5 && a.alpha <= 1)) throw UsageError("--alpha must lie in [0.5, 1], got " + std::to_string(a.alpha));
   if (a.subsets && *a.subsets == 0) throw UsageError("--subsets must be at least 1");
@@ -138,7 +155,7 @@ int run_fit(const std::vector<std::string>& args) {
     throw data::DataError(a.data_file + ": " + e.what());
   }
 
-  const regression::FitResult result = fit(design, a, method, backend, selection);
+  const regression::FitResult result = fit(design, a, method, backend, selection, precision);
   const FitContext context{a.data_file, &design, a.alpha, a.seed};
   if (format == OutputFormat::json)
     print_fit_json(std::cout, result, context);

@@ -56,7 +56,8 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
                                  std::to_string(context.seed) + ")")
         << (fit.singular_subsets ? ", " + std::to_string(fit.singular_subsets) + (fit.exhaustive ? " singular" : " singular ones redrawn")
                                  : std::string())
-        << ", backend " << fit.backend << "\n";
+        << ", backend " << fit.backend
+        << (fit.precision == regression::Precision::single_precision ? " (float precision)" : "") << "\n";
   out << "\n";
 
   const auto names = coefficient_names(fit, design);
@@ -128,6 +129,7 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
   j["seed"] = context.seed;
   j["backend"] = fit.backend;
   j["selection"] = fit.selection;
+  j["precision"] = std::string(regression::to_string(fit.precision));
   j["timings_s"] = {{"setup", fit.timings.setup_s},   {"subsets", fit.timings.subsets_s},
                     {"objectives", fit.timings.objectives_s}, {"csteps", fit.timings.csteps_s},
                     {"finish", fit.timings.finish_s}, {"total", fit.timings.total_s}};

@@ -43,12 +43,20 @@ void write_scenario(const std::filesystem::path& path, const robustfit::data::Sc
 
 int main(int argc, char** argv) {
   std::string ns = "1e4,1e5,1e6", ps = "5,10", write_dir, contamination = "vertical", backend = "cpu",
-              method = "lts", selection = "auto";
+              method = "lts", selection = "auto", precision = "double";
   double epsilon = 0.2;
   int runs = 3;
   std::size_t subsets = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
+  const auto usage = [] {
+    std::cerr << "usage: bench_lts [--n 1e4,1e5] [--p 5,10] [--eps 0.2] [--runs 3] [--contamination vertical]\n"
+                 "                 [--backend cpu|cuda] [--method lts|lms] [--subsets N] [--selection ALG] [--precision double|float]\n"
+                 "                 [--write-data DIR]\n";
+    return 2;
+  };
+  for (int i = 1; i < argc; i += 2) {
+    const std::string key = argv[i];
+    if (i + 1 >= argc) return usage();  // --help, or an option without its value
+    const std::string value = argv[i + 1];
     if (key == "--n") ns = value;
     else if (key == "--p") ps = value;
     else if (key == "--eps") epsilon = std::stod(value);
@@ -59,17 +67,15 @@ int main(int argc, char** argv) {
     else if (key == "--method") method = value;
     else if (key == "--subsets") subsets = static_cast<std::size_t>(std::stod(value));
     else if (key == "--selection") selection = value;
-    else {
-      std::cerr << "usage: bench_lts [--n 1e4,1e5] [--p 5,10] [--eps 0.2] [--runs 3] [--contamination vertical]\n"
-                   "                 [--backend cpu|cuda] [--method lts|lms] [--subsets N] [--selection ALG] [--write-data DIR]\n";
-      return 2;
-    }
+    else if (key == "--precision") precision = value;
+    else return usage();
   }
   const auto backend_value = robustfit::regression::parse_backend(backend);
   const auto method_value = robustfit::regression::parse_method(method);
   const auto selection_value = robustfit::selection::parse_algorithm(selection);
+  const auto precision_value = robustfit::regression::parse_precision(precision);
   std::cout << "method,backend,selection,n,p,eps,contamination,subsets,threads,runs,median_s,min_s,max_s,"
-               "setup_s,subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall\n";
+               "setup_s,subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall,arithmetic\n";
   for (std::size_t n : parse_list(ns)) {
     for (std::size_t p : parse_list(ps)) {
       robustfit::data::ScenarioSpec spec;
@@ -89,12 +95,14 @@ int main(int argc, char** argv) {
           robustfit::regression::LmsOptions options;
           options.backend = backend_value;
           options.selection = selection_value;
+          options.precision = precision_value;
           if (subsets) options.subsets = subsets;
           fit = robustfit::regression::fit_lms(scenario.X, scenario.y, options);
         } else {
           robustfit::regression::LtsOptions options;
           options.backend = backend_value;
           options.selection = selection_value;
+          options.precision = precision_value;
           if (subsets) options.subsets = subsets;
           fit = robustfit::regression::fit_lts(scenario.X, scenario.y, options);
         }
@@ -107,13 +115,14 @@ int main(int argc, char** argv) {
         planted += scenario.planted_outlier[i];
         true_pos += fit.outlier[i] && scenario.planted_outlier[i];
       }
-      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f\n",
+      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f,%s\n",
                   method.c_str(), fit.backend.c_str(), fit.selection.c_str(), n, p, epsilon, contamination.c_str(),
                   fit.subsets_tried, std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(),
                   times.back(), fit.timings.setup_s, fit.timings.subsets_s, fit.timings.objectives_s, fit.timings.csteps_s, fit.timings.finish_s,
                   fit.objective, (fit.coefficients - scenario.beta).norm(),
                   flagged ? static_cast<double>(true_pos) / static_cast<double>(flagged) : 1.0,
-                  planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0);
+                  planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0,
+                  std::string(robustfit::regression::to_string(fit.precision)).c_str());
       std::fflush(stdout);
     }
   }

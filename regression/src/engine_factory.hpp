@@ -9,12 +9,15 @@
 namespace robustfit::regression::detail {
 
 // automatic: CUDA when this build has the CUDA engine and a device is usable, else CPU.
-// Throws std::invalid_argument when `cuda` is requested but unavailable (saying why), or when
-// the selection algorithm is not offered by the chosen backend.
-std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection);
+// Throws std::invalid_argument when `cuda` is requested but unavailable (saying why), when
+// the selection algorithm is not offered by the chosen backend, or when single precision is
+// asked of the CPU engine (which computes in double only).
+// The engine may refer to `data` without copying it: `data` must outlive the engine.
+std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
+                                    Precision precision = Precision::double_precision);
 
 #ifdef ROBUSTFIT_CUDA_ENGINE
-std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection);
+std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection, Precision precision);
 #endif
 
 }  // namespace robustfit::regression::detail

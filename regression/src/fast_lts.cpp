@@ -138,13 +138,14 @@ FitResult fit_lts(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LtsO
   // robustbase's correction factors are indexed by alpha; an explicit h stands for h / n.
   const double alpha = options.h ? std::clamp(static_cast<double>(h) / static_cast<double>(n), 0.5, 1.0) : options.alpha;
 
-  auto engine = detail::make_engine(data, options.backend, options.selection);
+  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
   FitResult result;
   result.timings.setup_s = total.lap();
   const detail::Search search = detail::fast_lts_search(*engine, h, options.subsets, options.seed, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
+  result.precision = options.precision;
   result.subsets_tried = search.tried;
   result.singular_subsets = search.singular;
   result.exhaustive = search.exhaustive;

@@ -37,7 +37,7 @@ FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsO
   if (h <= p || h > n)
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
-  auto engine = detail::make_engine(data, options.backend, options.selection);
+  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
   FitResult result;
   result.timings.setup_s = watch.lap();
   const double all = detail::binomial(n, p);
@@ -79,6 +79,7 @@ FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsO
   result.timings.csteps_s = watch.lap();
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
+  result.precision = options.precision;
   detail::finish_lms(data, best, h, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = total.lap();

@@ -23,6 +23,14 @@ std::string_view to_string(Backend backend) {
   return "unknown";
 }
 
+std::string_view to_string(Precision precision) {
+  switch (precision) {
+    case Precision::double_precision: return "double";
+    case Precision::single_precision: return "float";
+  }
+  return "unknown";
+}
+
 Method parse_method(std::string_view name) {
   for (Method m : {Method::ls, Method::lts, Method::lms})
     if (to_string(m) == name) return m;
@@ -33,6 +41,12 @@ Backend parse_backend(std::string_view name) {
   for (Backend b : {Backend::automatic, Backend::cpu, Backend::cuda})
     if (to_string(b) == name) return b;
   throw std::invalid_argument("unknown backend '" + std::string(name) + "' (expected auto, cpu or cuda)");
+}
+
+Precision parse_precision(std::string_view name) {
+  for (Precision p : {Precision::double_precision, Precision::single_precision})
+    if (to_string(p) == name) return p;
+  throw std::invalid_argument("unknown precision '" + std::string(name) + "' (expected double or float)");
 }
 
 }  // namespace robustfit::regression

@@ -137,6 +137,37 @@ TEST(FitCli, DegenerateDesignsAreDataErrors) {
   expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--h", "22"}), 1, {"h = 22 is out of range"});
 }
 
+TEST(FitCli, PrecisionOption) {
+  auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "-o", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["precision"], "double");  // the default
+  run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--precision", "double", "--backend", "cpu", "-o", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["precision"], "double");
+  run = run_cli({"fit", "--help"});
+  EXPECT_TRUE(contains(run.out, "--precision"));
+  EXPECT_TRUE(contains(run.out, "double | float"));
+  EXPECT_TRUE(contains(run.out, "Gram matrices"));
+  expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--precision", "half"}), 2,
+               {"--precision", "unknown precision 'half'", "double or float"});
+  // float is the CUDA engine's; never a silent fall-back to double on the CPU.
+  expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--precision", "float", "--backend", "cpu"}), 2,
+               {"--precision float applies to the CUDA backend only", "the CPU backend computes in double"});
+  expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--precision", "float", "--method", "ls"}), 2,
+               {"--precision float", "LS is computed in double"});
+}
+
+TEST(FitCli, FloatPrecisionNeedsAGpu) {
+  const auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--precision", "float", "-o", "json"});
+  if (run.exit_code == 0) {  // a usable GPU: auto picked CUDA and ran in float
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["backend"], "cuda");
+    EXPECT_EQ(j["precision"], "float");
+    return;
+  }
+  expect_error(run, 1, {"single precision (float) needs the CUDA backend, which is not available"});
+}
+
 TEST(FitCli, CudaBackendWithoutDevice) {
   const auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--backend", "cuda"});
   if (run.exit_code == 0) GTEST_SKIP() << "a CUDA backend is usable here";

@@ -1,8 +1,17 @@
 // The CUDA engine against the CPU engine: with the same seed both draw the same subsets and
-// must reach the same objective (1e-9 relative) and the same outliers. Skips without a device.
+// must reach the same objective (1e-9 relative) and the same outliers. The float engine
+// against the double engine: the same outliers, the objective to the accuracy of float
+// residuals. Skips without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
 #include "gpu_skip.hpp"
+#include "regression/src/cpu_engine.hpp"
+#include "regression/src/cuda/cuda_engine.hpp"
+#include "regression/src/design_matrix.hpp"
 #include "robustfit/data/scenarios.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "tests/regression/reference_data.hpp"
@@ -11,6 +20,7 @@ namespace robustfit::testing {
 namespace {
 
 using regression::Backend;
+using regression::Precision;
 
 void expect_same_fit(const regression::FitResult& cpu, const regression::FitResult& gpu) {
   EXPECT_EQ(gpu.backend, "cuda");
@@ -47,7 +57,7 @@ TEST_P(CudaEngineOnDatasets, LtsAndLmsMatchTheCpuEngine) {
 INSTANTIATE_TEST_SUITE_P(Datasets, CudaEngineOnDatasets,
                          ::testing::Values(Case{"stackloss", "stack.loss"}, Case{"hbk", "Y"}, Case{"starsCYG", "log.light"},
                                            Case{"nested1000", "y"}, Case{"nested3000", "y"}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& instance) { return std::string(instance.param.name); });
 
 TEST(CudaEngine, EverySelectionAlgorithmGivesTheSameFit) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
@@ -81,6 +91,167 @@ TEST(CudaEngine, GeneratedDataUpToAMillionRows) {
     SCOPED_TRACE("n = " + std::to_string(n));
     expect_same_fit(cpu, regression::fit_lts(scenario.X, scenario.y, options));
   }
+}
+
+// ---- float precision ----------------------------------------------------------------------
+
+constexpr double kLtsCutoff = 2.241402727604947;  // qnorm(0.9875), robustbase's reweighting cutoff
+constexpr double kLmsCutoff = 2.5;                // Rousseeuw & Leroy's
+// LTS: 1e-5 relative. The float engine only steers the search (starts, C-steps, the choice of
+// the best candidate); the raw fit is then recomputed in double from the h-subset its
+// coefficients imply (finish_lts). It can differ from the double engine's only in rows whose
+// squared residuals tie with the h-th smallest to float accuracy (~1e-7 relative), and
+// swapping such rows moves the objective by far less than 1e-5; a different local optimum
+// (another h-subset) typically moves it by 1e-3 or more, which 1e-5 catches.
+constexpr double kLtsFloatTolerance = 1e-5;
+
+// LMS: its coefficients come from the engine (the intercept is the midpoint of the shortest
+// window of float residuals), so the objective carries the error of a float residual,
+// e = 2^-24 (|y| + sum_j |x_j b_j|) at most over the rows: h-th smallest r^2 = s^2 moves by
+// about 2 s e. Tolerance: 1e-5 + 8 e / s relative (s = sqrt(objective), e from the double fit).
+double lms_float_tolerance(const Eigen::MatrixXd& predictors, const Eigen::VectorXd& y, const regression::FitResult& fit) {
+  const Eigen::Index q = predictors.cols();
+  const Eigen::VectorXd& b = fit.raw_coefficients;
+  const Eigen::VectorXd slopes = fit.intercept ? Eigen::VectorXd(b.tail(q)) : b;
+  const double intercept = fit.intercept ? std::abs(b(0)) : 0.0;
+  const double size = (y.cwiseAbs() + predictors.cwiseAbs() * slopes.cwiseAbs()).maxCoeff() + intercept;
+  const double e = std::ldexp(size, -24);
+  return 1e-5 + 8 * e / std::sqrt(fit.objective);
+}
+
+// The float fit against the double fit (both CUDA, same seed): objective within `tolerance`
+// (relative), and the same outliers, except that a row may be flagged by one fit only where the
+// double fit puts its standardized residual on the cutoff (within `tolerance`, relative) - a
+// row on the cutoff flips with any rounding.
+void expect_float_matches_double(const regression::FitResult& dbl, const regression::FitResult& flt, double cutoff,
+                                 double tolerance) {
+  EXPECT_EQ(dbl.precision, Precision::double_precision);
+  EXPECT_EQ(flt.precision, Precision::single_precision);
+  EXPECT_EQ(flt.backend, "cuda");
+  EXPECT_EQ(flt.h, dbl.h);
+  EXPECT_NEAR(flt.objective, dbl.objective, tolerance * dbl.objective);
+  ASSERT_EQ(flt.outlier.size(), dbl.outlier.size());
+  std::size_t differing = 0, outliers = 0;
+  for (std::size_t i = 0; i < dbl.outlier.size(); ++i) {
+    outliers += dbl.outlier[i];
+    if (flt.outlier[i] == dbl.outlier[i]) continue;
+    ++differing;
+    const double z = std::abs(dbl.standardized_residuals(static_cast<Eigen::Index>(i)));
+    EXPECT_NEAR(z, cutoff, tolerance * cutoff) << "row " << i << " is an outlier of one fit only, off the cutoff";
+  }
+  EXPECT_LE(differing, 2u) << "of " << outliers << " outliers";
+  if (differing) std::cout << "[ note ] " << differing << " row(s) on the cutoff flagged by one fit only\n";
+}
+
+TEST_P(CudaEngineOnDatasets, FloatMatchesDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const auto design = load_design(GetParam().name, GetParam().response);
+  regression::LtsOptions lts;
+  lts.backend = Backend::cuda;
+  const auto dbl = regression::fit_lts(design.X, design.y, lts);
+  lts.precision = Precision::single_precision;
+  expect_float_matches_double(dbl, regression::fit_lts(design.X, design.y, lts), kLtsCutoff, kLtsFloatTolerance);
+  if (std::string(GetParam().name).rfind("nested", 0) == 0) return;
+  regression::LmsOptions lms;
+  lms.backend = Backend::cuda;
+  const auto dbl_lms = regression::fit_lms(design.X, design.y, lms);
+  lms.precision = Precision::single_precision;
+  const double tolerance = lms_float_tolerance(design.X, design.y, dbl_lms);
+  SCOPED_TRACE("LMS tolerance " + std::to_string(tolerance));
+  expect_float_matches_double(dbl_lms, regression::fit_lms(design.X, design.y, lms), kLmsCutoff, tolerance);
+}
+
+TEST(CudaEngine, FloatWithEverySelectionAlgorithm) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const auto design = load_design("hbk", "Y");
+  regression::LtsOptions options;
+  options.backend = Backend::cuda;
+  const auto dbl = regression::fit_lts(design.X, design.y, options);
+  options.precision = Precision::single_precision;
+  for (auto algorithm : {selection::Algorithm::sort, selection::Algorithm::radix, selection::Algorithm::cutting_plane,
+                         selection::Algorithm::bucket, selection::Algorithm::sample}) {
+    options.selection = algorithm;
+    SCOPED_TRACE(std::string(selection::to_string(algorithm)));
+    expect_float_matches_double(dbl, regression::fit_lts(design.X, design.y, options), kLtsCutoff, kLtsFloatTolerance);
+  }
+}
+
+TEST(CudaEngine, FloatOnGeneratedDataUpToAMillionRows) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  for (std::size_t n : {std::size_t{100000}, std::size_t{1000000}}) {
+    data::ScenarioSpec spec;
+    spec.n = n;
+    spec.q = 5;
+    spec.epsilon = 0.2;
+    spec.seed = 7 + n;
+    const auto scenario = data::make_scenario(spec);
+    SCOPED_TRACE("n = " + std::to_string(n));
+    regression::LtsOptions lts;
+    lts.backend = Backend::cuda;
+    const auto dbl = regression::fit_lts(scenario.X, scenario.y, lts);
+    lts.precision = Precision::single_precision;
+    expect_float_matches_double(dbl, regression::fit_lts(scenario.X, scenario.y, lts), kLtsCutoff, kLtsFloatTolerance);
+    if (n > 100000) continue;  // LMS: 3000 candidates, each sorted in full
+    regression::LmsOptions lms;
+    lms.backend = Backend::cuda;
+    const auto dbl_lms = regression::fit_lms(scenario.X, scenario.y, lms);
+    lms.precision = Precision::single_precision;
+    const double tolerance = lms_float_tolerance(scenario.X, scenario.y, dbl_lms);
+    SCOPED_TRACE("LMS tolerance " + std::to_string(tolerance));
+    expect_float_matches_double(dbl_lms, regression::fit_lms(scenario.X, scenario.y, lms), kLmsCutoff, tolerance);
+  }
+}
+
+// ---- engine level ---------------------------------------------------------------------------
+
+// Candidates near the scenario's model (coefficients 1): p x m, deterministic.
+Eigen::MatrixXd candidates(std::size_t p, std::size_t m) {
+  Eigen::MatrixXd betas(static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(m));
+  for (Eigen::Index j = 0; j < betas.cols(); ++j)
+    for (Eigen::Index i = 0; i < betas.rows(); ++i) betas(i, j) = 1 + 0.3 * std::sin(static_cast<double>(7 * j + 3 * i + 1));
+  return betas;
+}
+
+// An engine over more rows than the CPU takes (restrict_to above 20000 rows gives a CUDA engine
+// that owns its rows) computes what the CPU engine computes on the same rows, in double and,
+// to float accuracy, in float. Also: the engine refers to the caller's data, so `data` here
+// must (and does) outlive it.
+template <class Scalar>
+void check_restricted_engine(double tolerance) {
+  data::ScenarioSpec spec;
+  spec.n = 60000;
+  spec.q = 3;
+  spec.epsilon = 0.1;
+  const auto scenario = data::make_scenario(spec);
+  const auto data = regression::detail::make_model_data(scenario.X, scenario.y, true);
+  regression::cuda::CudaEngine<Scalar> engine(data, selection::Algorithm::automatic);
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < data.n(); i += 2) rows.push_back(i);
+  const auto restricted = engine.restrict_to(rows);
+  ASSERT_EQ(restricted->backend_name(), "cuda");
+  ASSERT_EQ(restricted->rows(), rows.size());
+  const auto subset = restricted->restrict_to(std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  EXPECT_EQ(subset->backend_name(), "cpu");
+
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(rows.size()), data.X.cols());
+  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    X.row(static_cast<Eigen::Index>(i)) = data.X.row(static_cast<Eigen::Index>(rows[i]));
+    y(static_cast<Eigen::Index>(i)) = data.y(static_cast<Eigen::Index>(rows[i]));
+  }
+  regression::detail::CpuEngine cpu(X, y);
+  const Eigen::MatrixXd betas = candidates(data.p(), 40);
+  const std::size_t h = rows.size() / 2 + 3;
+  std::vector<double> expected(40), got(40);
+  cpu.lts_objectives(betas, h, expected);
+  restricted->lts_objectives(betas, h, got);
+  for (std::size_t j = 0; j < got.size(); ++j) EXPECT_NEAR(got[j], expected[j], tolerance * expected[j]) << "candidate " << j;
+}
+
+TEST(CudaEngine, RestrictedEngineOwnsItsRows) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  check_restricted_engine<double>(1e-9);
+  check_restricted_engine<float>(1e-5);
 }
 
 }  // namespace

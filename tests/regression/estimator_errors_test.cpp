@@ -88,5 +88,35 @@ TEST(EstimatorErrors, CudaBackendWithoutDeviceIsAClearError) {
   EXPECT_NE(error_of([&] { regression::fit_lts(X, y, options); }).find("CUDA backend only"), std::string::npos);
 }
 
+TEST(EstimatorErrors, SinglePrecisionIsTheCudaEnginesOnly) {
+  const Eigen::MatrixXd X = random_x(20, 2);
+  const Eigen::VectorXd y = Eigen::VectorXd::Random(20);
+  regression::LtsOptions lts;
+  lts.precision = regression::Precision::single_precision;
+  lts.backend = regression::Backend::cpu;
+  const std::string cpu_only = "single precision (float) is offered by the CUDA backend only; the CPU backend computes in double";
+  EXPECT_NE(error_of([&] { regression::fit_lts(X, y, lts); }).find(cpu_only), std::string::npos);
+  regression::LmsOptions lms;
+  lms.precision = regression::Precision::single_precision;
+  lms.backend = regression::Backend::cpu;
+  EXPECT_NE(error_of([&] { regression::fit_lms(X, y, lms); }).find(cpu_only), std::string::npos);
+  if (!regression::cuda_backend_available()) {  // auto does not fall back to double on the CPU
+    lts.backend = regression::Backend::automatic;
+    EXPECT_NE(error_of([&] { regression::fit_lts(X, y, lts); }).find("single precision (float) needs the CUDA backend"),
+              std::string::npos);
+  }
+  lts.precision = regression::Precision::double_precision;
+  lts.backend = regression::Backend::cpu;
+  EXPECT_EQ(regression::fit_lts(X, y, lts).precision, regression::Precision::double_precision);
+}
+
+TEST(EstimatorErrors, PrecisionNames) {
+  EXPECT_EQ(regression::parse_precision("double"), regression::Precision::double_precision);
+  EXPECT_EQ(regression::parse_precision("float"), regression::Precision::single_precision);
+  EXPECT_EQ(regression::to_string(regression::Precision::double_precision), "double");
+  EXPECT_EQ(regression::to_string(regression::Precision::single_precision), "float");
+  EXPECT_NE(error_of([] { regression::parse_precision("single"); }).find("expected double or float"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace robustfit::testing

@@ -1,8 +1,11 @@
 #include "cuda_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu_engine.hpp"
@@ -22,6 +25,8 @@ namespace {
 constexpr std::size_t kCpuDelegationRows = 20000;
 constexpr std::size_t kMaxBudgetBytes = std::size_t{16} << 30;
 constexpr std::size_t kMinBudgetBytes = std::size_t{64} << 20;
+// Float uploads of X and y are converted on the host in chunks of this size.
+constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
 
 bool batched_family(selection::Algorithm a) {
   return a == selection::Algorithm::automatic || a == selection::Algorithm::radix || a == selection::Algorithm::sort;
@@ -37,11 +42,103 @@ void to_host(T* dst, const T* d_src, std::size_t count, cudaStream_t stream) {
   RF_CUDA(cudaMemcpyAsync(dst, d_src, sizeof(T) * count, cudaMemcpyDeviceToHost, stream));
 }
 
+// Device Scalars into host doubles (synchronises the stream).
+template <class Scalar>
+void download_as_double(double* out, const Scalar* d_src, std::size_t count, cudaStream_t stream) {
+  std::vector<Scalar> host(count);
+  to_host(host.data(), d_src, count, stream);
+  RF_CUDA(cudaStreamSynchronize(stream));
+  std::copy(host.begin(), host.end(), out);
+}
+
+// A host staging buffer: pinned when it can be had, else pageable (slower transfers).
+template <class T>
+class StagingBuffer {
+ public:
+  explicit StagingBuffer(std::size_t count) {
+    if (cudaHostAlloc(reinterpret_cast<void**>(&pinned_), sizeof(T) * count, cudaHostAllocDefault) != cudaSuccess) {
+      cudaGetLastError();  // not sticky; the pageable buffer does the job
+      pinned_ = nullptr;
+      pageable_.resize(count);
+    }
+  }
+  ~StagingBuffer() {
+    if (pinned_) cudaFreeHost(pinned_);
+  }
+  StagingBuffer(const StagingBuffer&) = delete;
+  StagingBuffer& operator=(const StagingBuffer&) = delete;
+  T* data() { return pinned_ ? pinned_ : pageable_.data(); }
+
+ private:
+  T* pinned_ = nullptr;
+  std::vector<T> pageable_;
+};
+
+class Event {
+ public:
+  Event() { RF_CUDA(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Waits for the stream when leaving a scope, also by an exception: no transfer may still read
+// a staging buffer when it is freed.
+struct StreamDrain {
+  cudaStream_t stream;
+  ~StreamDrain() { cudaStreamSynchronize(stream); }
+};
+
+// Float uploads: the conversion runs on the host in chunks through two staging buffers, chunk
+// k+1 converted while chunk k transfers (no full converted copy on the host). Synchronises.
+template <class Scalar>
+void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t stream) {
+  const std::size_t chunk = std::min(count, kStagingBytes / sizeof(Scalar));
+  StagingBuffer<Scalar> staging(std::min(count, 2 * chunk));
+  Event done[2];
+  const StreamDrain drain{stream};
+  for (std::size_t begin = 0, k = 0; begin < count; begin += chunk, k ^= 1) {
+    const std::size_t length = std::min(chunk, count - begin);
+    Scalar* host = staging.data() + k * chunk;
+    if (begin >= 2 * chunk) RF_CUDA(cudaEventSynchronize(done[k].get()));  // this half's last transfer
+    double largest = 0;
+    for (std::size_t i = 0; i < length; ++i) {
+      const double value = src[begin + i];
+      largest = std::max(largest, std::abs(value));
+      host[i] = static_cast<Scalar>(value);
+    }
+    if (largest > static_cast<double>(std::numeric_limits<Scalar>::max()))
+      throw std::invalid_argument("the data exceed the range of single precision (|value| > 3.4e38); use double precision");
+    RF_CUDA(cudaMemcpyAsync(d_dst + begin, host, sizeof(Scalar) * length, cudaMemcpyHostToDevice, stream));
+    RF_CUDA(cudaEventRecord(done[k].get(), stream));
+  }
+  RF_CUDA(cudaStreamSynchronize(stream));
+}
+
+// Copies `count` host doubles to the device as Scalar and synchronises. Double: straight from
+// the caller's memory, no host copy (the driver stages pageable memory itself; a staging copy
+// of ours would be a host memcpy of the same speed plus the cost of pinning). Float: through
+// upload_converted; throws std::invalid_argument when a value lies outside the float range.
+template <class Scalar>
+void upload(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  if constexpr (std::is_same_v<Scalar, double>) {
+    to_device(d_dst, src, count, stream);
+    RF_CUDA(cudaStreamSynchronize(stream));
+  } else {
+    upload_converted(d_dst, src, count, stream);
+  }
+}
+
 }  // namespace
 
-CudaEngine::CudaEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection)
-    : X_(std::move(X)), y_(std::move(y)), n_(static_cast<std::size_t>(X_.rows())), p_(static_cast<std::size_t>(X_.cols())),
-      selection_(selection) {
+template <class Scalar>
+CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorithm selection)
+    : data_(data), n_(data.n()), p_(data.p()), selection_(selection) {
   // A failed allocation elsewhere leaves a non-sticky error behind that later launch checks
   // (ours and cuBLAS's) would report: clear it so that this engine sees only its own errors.
   cudaGetLastError();
@@ -50,12 +147,11 @@ CudaEngine::CudaEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorith
     RF_CUBLAS(cublasCreate(&blas_));
     cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
     RF_CUBLAS(cublasSetStream(blas_, stream_));
-    to_device(X_d_.reserve(n_ * p_), X_.data(), n_ * p_, stream_);
-    to_device(y_d_.reserve(n_), y_.data(), n_, stream_);
+    upload(X_d_.reserve(n_ * p_), data.X.data(), n_ * p_, stream_);
+    upload(y_d_.reserve(n_), data.y.data(), n_, stream_);
     std::size_t free_bytes = 0, total_bytes = 0;
     RF_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
     budget_bytes_ = std::clamp(free_bytes / 3, kMinBudgetBytes, kMaxBudgetBytes);
-    RF_CUDA(cudaStreamSynchronize(stream_));
   } catch (...) {  // the destructor does not run when the constructor throws
     if (blas_) cublasDestroy(blas_);
     cudaStreamDestroy(stream_);
@@ -63,41 +159,94 @@ CudaEngine::CudaEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorith
   }
 }
 
-CudaEngine::~CudaEngine() {
+template <class Scalar>
+CudaEngine<Scalar>::CudaEngine(std::unique_ptr<const detail::ModelData> data, selection::Algorithm selection)
+    : CudaEngine(*data, selection) {
+  owned_ = std::move(data);  // data_ refers to the object, which stays where it is
+}
+
+template <class Scalar>
+CudaEngine<Scalar>::~CudaEngine() {
   if (blas_) cublasDestroy(blas_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
-std::string CudaEngine::selection_name() const {
+template <class Scalar>
+std::string CudaEngine<Scalar>::selection_name() const {
   return selection_ == selection::Algorithm::automatic ? "radix" : std::string(selection::to_string(selection_));
 }
 
-std::size_t CudaEngine::batch_columns(std::size_t m, std::size_t copies) const {
-  const std::size_t per_column = std::max<std::size_t>(1, n_ * sizeof(double) * copies);
-  return std::clamp<std::size_t>(budget_bytes_ / per_column, 1, std::max<std::size_t>(m, 1));
+template <class Scalar>
+std::size_t CudaEngine<Scalar>::column_bytes(std::size_t copies) const {
+  return std::max<std::size_t>(1, n_ * sizeof(Scalar) * copies);
 }
 
-void CudaEngine::upload_batch(const Eigen::MatrixXd& betas, Eigen::Index begin, std::size_t count) {
-  to_device(B_.reserve(p_ * count), betas.col(begin).data(), p_ * count, stream_);
+template <class Scalar>
+std::size_t CudaEngine<Scalar>::batch_columns(std::size_t m, std::size_t copies) const {
+  return std::clamp<std::size_t>(budget_bytes_ / column_bytes(copies), 1, std::max<std::size_t>(m, 1));
 }
 
-void CudaEngine::select_thresholds(std::size_t count, std::size_t k) {
-  double* t = t_.reserve(count);
+template <class Scalar>
+template <class Work>
+void CudaEngine<Scalar>::for_each_batch(std::size_t m, std::size_t copies, Work&& work) {
+  std::size_t batch = batch_columns(m, copies);
+  for (std::size_t begin = 0; begin < m;) {
+    const std::size_t count = std::min(batch, m - begin);
+    try {
+      work(begin, count);
+    } catch (const selection::cuda::OutOfMemory&) {
+      if (count == 1) throw;
+      release_batch_buffers();
+      batch = count / 2;
+      budget_bytes_ = batch * column_bytes(copies);
+      continue;
+    }
+    begin += count;
+  }
+}
+
+template <class Scalar>
+void CudaEngine<Scalar>::release_batch_buffers() {
+  // Work queued before the failure may still use these buffers.
+  RF_CUDA(cudaStreamSynchronize(stream_));
+  cudaGetLastError();
+  for (auto* array : {&B_, &R_, &sorted_, &t_}) array->release();
+  for (auto* array : {&objective_, &center_, &half_, &G_, &gram_scratch_, &sum_scratch_}) array->release();
+  below_.release();
+  rows_.release();
+  subset_scratch_.release();
+  sort_temp_.release();
+  workspace_.release();
+}
+
+template <class Scalar>
+void CudaEngine<Scalar>::upload_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count) {
+  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  const Matrix batch = betas.middleCols(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(count)).template cast<Scalar>();
+  to_device(B_.reserve(p_ * count), batch.data(), p_ * count, stream_);
+  // The copy from pageable memory has left `batch` once cudaMemcpyAsync returns.
+}
+
+template <class Scalar>
+void CudaEngine<Scalar>::select_thresholds(std::size_t count, std::size_t k) {
+  Scalar* t = t_.reserve(count);
   if (batched_family(selection_)) {
     selection::cuda::kth_smallest_batched(R_.data(), n_, count, n_, k, t, selection_, workspace_, stream_);
     return;
   }
   // The seed algorithms without a batched form: one selection per column (synchronising).
-  std::vector<double> host(count);
+  std::vector<Scalar> host(count);
   for (std::size_t j = 0; j < count; ++j)
     host[j] = selection::cuda::kth_smallest(R_.data() + j * n_, n_, k, selection_, workspace_, stream_);
   to_device(t, host.data(), count, stream_);
   RF_CUDA(cudaStreamSynchronize(stream_));
 }
 
-void CudaEngine::objectives_of_batch(const Eigen::MatrixXd& betas, Eigen::Index begin, std::size_t count, std::size_t h) {
+template <class Scalar>
+void CudaEngine<Scalar>::objectives_of_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count,
+                                             std::size_t h) {
   upload_batch(betas, begin, count);
-  double* R = R_.reserve(n_ * count);
+  Scalar* R = R_.reserve(n_ * count);
   residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
   square_inplace(R, n_ * count, stream_);
   select_thresholds(count, h - 1);
@@ -105,17 +254,32 @@ void CudaEngine::objectives_of_batch(const Eigen::MatrixXd& betas, Eigen::Index 
                below_.reserve(count), stream_);
 }
 
-void CudaEngine::solve_elemental(const detail::SubsetMatrix& subsets, Eigen::MatrixXd& betas,
-                                 std::vector<std::uint8_t>& ok) {
+template <class Scalar>
+void CudaEngine<Scalar>::solve_elemental(const detail::SubsetMatrix& subsets, Eigen::MatrixXd& betas,
+                                         std::vector<std::uint8_t>& ok) {
   const auto m = static_cast<std::size_t>(subsets.cols());
   const auto p = static_cast<int>(p_);
   betas.resize(subsets.rows(), subsets.cols());
   ok.assign(m, 0);
   if (m == 0) return;
-  to_device(subsets_.reserve(p_ * m), subsets.data(), p_ * m, stream_);
   double* A = A_.reserve(p_ * p_ * m);
   double* b = b_.reserve(p_ * m);
-  gather_elemental(X_d_.data(), y_d_.data(), n_, p_, subsets_.data(), m, A, b, stream_);
+  if constexpr (std::is_same_v<Scalar, double>) {
+    to_device(subsets_.reserve(p_ * m), subsets.data(), p_ * m, stream_);
+    gather_elemental(X_d_.data(), y_d_.data(), n_, p_, subsets_.data(), m, A, b, stream_);
+  } else {
+    // X is float on the device: the systems come from the host's double data, exactly as the
+    // double engine gathers them (m p x p values: small).
+    std::vector<double> host_A(p_ * p_ * m), host_b(p_ * m);
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t r = 0; r < p_; ++r) {
+        const auto row = static_cast<Eigen::Index>(subsets(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)));
+        for (std::size_t c = 0; c < p_; ++c) host_A[j * p_ * p_ + c * p_ + r] = data_.X(row, static_cast<Eigen::Index>(c));
+        host_b[j * p_ + r] = data_.y(row);
+      }
+    to_device(A, host_A.data(), host_A.size(), stream_);
+    to_device(b, host_b.data(), host_b.size(), stream_);
+  }
   std::vector<double*> pointers(2 * m);
   for (std::size_t j = 0; j < m; ++j) {
     pointers[j] = A + j * p_ * p_;
@@ -145,23 +309,21 @@ void CudaEngine::solve_elemental(const detail::SubsetMatrix& subsets, Eigen::Mat
   }
 }
 
-void CudaEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
-  const auto m = static_cast<std::size_t>(betas.cols());
-  for (std::size_t begin = 0, batch = batch_columns(m, 1); begin < m; begin += batch) {
-    const std::size_t count = std::min(batch, m - begin);
-    objectives_of_batch(betas, static_cast<Eigen::Index>(begin), count, h);
+template <class Scalar>
+void CudaEngine<Scalar>::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
+  for_each_batch(static_cast<std::size_t>(betas.cols()), 1, [&](std::size_t begin, std::size_t count) {
+    objectives_of_batch(betas, begin, count, h);
     to_host(out.data() + begin, objective_.data(), count, stream_);
     RF_CUDA(cudaStreamSynchronize(stream_));
-  }
+  });
 }
 
-void CudaEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
-  const auto m = static_cast<std::size_t>(betas.cols());
+template <class Scalar>
+void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
   const std::size_t q = p_ + 1;
   std::vector<double> gram;
-  for (std::size_t begin = 0, batch = batch_columns(m, 1); begin < m; begin += batch) {
-    const std::size_t count = std::min(batch, m - begin);
-    objectives_of_batch(betas, static_cast<Eigen::Index>(begin), count, h);
+  for_each_batch(static_cast<std::size_t>(betas.cols()), 1, [&](std::size_t begin, std::size_t count) {
+    objectives_of_batch(betas, begin, count, h);
     h_subset_rows(R_.data(), n_, count, t_.data(), below_.data(), h, subset_scratch_.reserve(h_subset_scratch(n_, count)),
                   rows_.reserve(h * count), stream_);
     augmented_gram(X_d_.data(), y_d_.data(), n_, p_, rows_.data(), h, count,
@@ -170,6 +332,7 @@ void CudaEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double>
     to_host(objective_before.data() + begin, objective_.data(), count, stream_);
     to_host(gram.data(), G_.data(), gram.size(), stream_);
     RF_CUDA(cudaStreamSynchronize(stream_));
+    // From here on nothing allocates on the device: the batch cannot be retried half done.
     for (std::size_t c = 0; c < count; ++c) {
       const Eigen::Map<const Eigen::MatrixXd> G(gram.data() + c * q * q, static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
       const auto col = static_cast<Eigen::Index>(begin + c);
@@ -178,66 +341,72 @@ void CudaEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double>
         betas.col(col) = *beta;
         continue;
       }
-      // Ill-conditioned normal equations: QR on the host from this candidate's rows (rare).
+      // Ill-conditioned normal equations: QR on the host's double data from this candidate's
+      // rows (rare).
       std::vector<std::int32_t> rows32(h);
       to_host(rows32.data(), rows_.data() + c * h, h, stream_);
       RF_CUDA(cudaStreamSynchronize(stream_));
       const std::vector<std::size_t> rows(rows32.begin(), rows32.end());
-      if (auto beta = detail::ls_on_rows(X_, y_, rows)) betas.col(col) = *beta;
+      if (auto beta = detail::ls_on_rows(data_.X, data_.y, rows)) betas.col(col) = *beta;
     }
-  }
+  });
 }
 
-void CudaEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept, std::span<double> out) {
-  const auto m = static_cast<std::size_t>(betas.cols());
-  for (std::size_t begin = 0, batch = batch_columns(m, adjust_intercept ? 2 : 1); begin < m; begin += batch) {
-    const std::size_t count = std::min(batch, m - begin);
-    upload_batch(betas, static_cast<Eigen::Index>(begin), count);
-    double* R = R_.reserve(n_ * count);
-    std::vector<double> values(count);
+template <class Scalar>
+void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
+                                        std::span<double> out) {
+  for_each_batch(static_cast<std::size_t>(betas.cols()), adjust_intercept ? 2 : 1, [&](std::size_t begin, std::size_t count) {
+    upload_batch(betas, begin, count);
+    Scalar* R = R_.reserve(n_ * count);
     if (adjust_intercept) {
       residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 1, B_.data(), count, R, stream_);
-      const std::size_t temp = sort_columns_temp_bytes(n_, count);
+      const std::size_t temp = sort_columns_temp_bytes<Scalar>(n_, count);
       sort_columns(R, sorted_.reserve(n_ * count), n_, count, sort_temp_.reserve(temp), temp, stream_);
       shortest_windows(sorted_.data(), n_, count, h, center_.reserve(count), half_.reserve(count), stream_);
-      std::vector<double> centers(count);
+      std::vector<double> centers(count), halves(count);
       to_host(centers.data(), center_.data(), count, stream_);
-      to_host(values.data(), half_.data(), count, stream_);
+      to_host(halves.data(), half_.data(), count, stream_);
       RF_CUDA(cudaStreamSynchronize(stream_));
       for (std::size_t c = 0; c < count; ++c) {
         betas(0, static_cast<Eigen::Index>(begin + c)) = centers[c];
-        out[begin + c] = values[c] * values[c];
+        out[begin + c] = halves[c] * halves[c];
       }
     } else {
       residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
       square_inplace(R, n_ * count, stream_);
       select_thresholds(count, h - 1);
-      to_host(out.data() + begin, t_.data(), count, stream_);
-      RF_CUDA(cudaStreamSynchronize(stream_));
+      download_as_double(out.data() + begin, t_.data(), count, stream_);
     }
-  }
+  });
 }
 
-std::unique_ptr<detail::Engine> CudaEngine::restrict_to(std::span<const std::size_t> rows) const {
-  Eigen::MatrixXd X(static_cast<Eigen::Index>(rows.size()), X_.cols());
-  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
+template <class Scalar>
+std::unique_ptr<detail::Engine> CudaEngine<Scalar>::restrict_to(std::span<const std::size_t> rows) const {
+  auto data = std::make_unique<detail::ModelData>();
+  data->X.resize(static_cast<Eigen::Index>(rows.size()), data_.X.cols());
+  data->y.resize(static_cast<Eigen::Index>(rows.size()));
+  data->intercept = data_.intercept;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    X.row(static_cast<Eigen::Index>(i)) = X_.row(static_cast<Eigen::Index>(rows[i]));
-    y(static_cast<Eigen::Index>(i)) = y_(static_cast<Eigen::Index>(rows[i]));
+    data->X.row(static_cast<Eigen::Index>(i)) = data_.X.row(static_cast<Eigen::Index>(rows[i]));
+    data->y(static_cast<Eigen::Index>(i)) = data_.y(static_cast<Eigen::Index>(rows[i]));
   }
-  if (rows.size() <= kCpuDelegationRows) return std::make_unique<detail::CpuEngine>(std::move(X), std::move(y));
-  return std::make_unique<CudaEngine>(std::move(X), std::move(y), selection_);
+  if (rows.size() <= kCpuDelegationRows) return std::make_unique<detail::CpuEngine>(std::move(data->X), std::move(data->y));
+  return std::make_unique<CudaEngine>(std::unique_ptr<const detail::ModelData>(std::move(data)), selection_);
 }
+
+template class CudaEngine<float>;
+template class CudaEngine<double>;
 
 }  // namespace cuda
 
 namespace detail {
 
-std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection) {
+std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection, Precision precision) {
   if (selection == selection::Algorithm::nth_element || selection == selection::Algorithm::multi)
     throw std::invalid_argument("selection algorithm '" + std::string(selection::to_string(selection)) +
                                 "' is not offered inside CUDA fits (use auto, sort, cutting-plane, bucket, radix or sample)");
-  return std::make_unique<cuda::CudaEngine>(data.X, data.y, selection);
+  if (precision == Precision::single_precision) return std::make_unique<cuda::CudaEngine<float>>(data, selection);
+  return std::make_unique<cuda::CudaEngine<double>>(data, selection);
 }
 
 }  // namespace detail

@@ -3,11 +3,18 @@
 // cuBLAS GEMM per batch, order statistics from the selection module's batched selection,
 // C-step h-subsets and their normal equations from device kernels, elemental systems from
 // cuBLAS batched LU. Host C++ (Eigen) outside, raw-pointer device operations inside.
+//
+// Scalar is the working precision (double, or float for Precision::single_precision): the
+// device copies of X and y, the coefficients of a batch, residuals, squared residuals,
+// thresholds and h-subsets are Scalar; trimmed sums and Gram matrices are accumulated in
+// double, and every solve (elemental LU, normal equations, QR fallback) is in double.
+// Objectives handed to the driver are double.
 #include <cublas_v2.h>
 
 #include <Eigen/Core>
 #include <memory>
 
+#include "design_matrix.hpp"
 #include "device_array.hpp"
 #include "engine.hpp"
 #include "robustfit/selection/algorithm.hpp"
@@ -15,10 +22,18 @@
 
 namespace robustfit::regression::cuda {
 
+template <class Scalar>
 class CudaEngine final : public detail::Engine {
  public:
-  CudaEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection);
+  // Uploads data.X and data.y and refers to `data` from then on without a host copy (for
+  // restrict_to and the rare QR fallback of a C-step): `data` must outlive the engine.
+  CudaEngine(const detail::ModelData& data, selection::Algorithm selection);
+  CudaEngine(const detail::ModelData&& data, selection::Algorithm selection) = delete;  // would dangle
+  // The same, owning its data (an engine over a subset of the rows).
+  CudaEngine(std::unique_ptr<const detail::ModelData> data, selection::Algorithm selection);
   ~CudaEngine() override;
+  CudaEngine(const CudaEngine&) = delete;
+  CudaEngine& operator=(const CudaEngine&) = delete;
 
   std::string backend_name() const override { return "cuda"; }
   std::string selection_name() const override;
@@ -33,28 +48,45 @@ class CudaEngine final : public detail::Engine {
                       std::span<double> out) override;
   std::unique_ptr<detail::Engine> restrict_to(std::span<const std::size_t> rows) const override;
 
+  // The device memory a batch of candidates may take; it shrinks when a batch meets a device
+  // out-of-memory (tests watch it).
+  std::size_t budget_bytes() const { return budget_bytes_; }
+
  private:
+  // Device bytes of one candidate's n-vectors when a batch needs `copies` of them.
+  std::size_t column_bytes(std::size_t copies) const;
   // Candidates per batch so that the n x batch residual matrices fit the memory budget.
   std::size_t batch_columns(std::size_t m, std::size_t copies) const;
+  // Calls work(begin, count) for consecutive batches of the m candidates. When a batch meets
+  // a device out-of-memory, the per-batch buffers are freed, the batch (and the budget) halved
+  // and the batch retried, down to one candidate; only then does the OutOfMemory go out.
+  // `work` must leave no result behind for a batch that throws.
+  template <class Work>
+  void for_each_batch(std::size_t m, std::size_t copies, Work&& work);
+  void release_batch_buffers();
   // Squared residuals of betas(:, begin .. begin+count) into R_, thresholds t_j (the h-th
   // smallest) into t_, trimmed sums into objective_ and below_ (all on the device).
-  void objectives_of_batch(const Eigen::MatrixXd& betas, Eigen::Index begin, std::size_t count, std::size_t h);
+  void objectives_of_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count, std::size_t h);
   void select_thresholds(std::size_t count, std::size_t k);
-  void upload_batch(const Eigen::MatrixXd& betas, Eigen::Index begin, std::size_t count);
+  void upload_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count);
 
-  Eigen::MatrixXd X_;  // host copies: restrict_to, and the rare QR fallback of a C-step
-  Eigen::VectorXd y_;
+  std::unique_ptr<const detail::ModelData> owned_;  // set when the engine owns its data
+  const detail::ModelData& data_;                   // host X and y (not copied)
   std::size_t n_, p_;
   selection::Algorithm selection_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   std::size_t budget_bytes_ = 0;
   selection::cuda::Workspace workspace_;
-  DeviceArray<double> X_d_, y_d_, B_, R_, sorted_, t_, objective_, center_, half_, G_, gram_scratch_, sum_scratch_, A_, b_;
+  DeviceArray<Scalar> X_d_, y_d_, B_, R_, sorted_, t_;
+  DeviceArray<double> objective_, center_, half_, G_, gram_scratch_, sum_scratch_, A_, b_;
   DeviceArray<std::int64_t> below_, subsets_;
   DeviceArray<std::int32_t> rows_, pivots_, info_, subset_scratch_;
   DeviceArray<double*> pointers_;
   DeviceArray<char> sort_temp_;
 };
+
+extern template class CudaEngine<float>;
+extern template class CudaEngine<double>;
 
 }  // namespace robustfit::regression::cuda

@@ -1,6 +1,6 @@
 #pragma once
-// A growable device array (cudaMalloc'd, never shrinks): scratch that is allocated once and
-// reused across calls of the CUDA engine.
+// A growable device array (cudaMalloc'd, never shrinks unless released): scratch that is
+// allocated once and reused across calls of the CUDA engine.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -30,6 +30,12 @@ class DeviceArray {
     return data_;
   }
   T* data() const { return data_; }
+  // Frees the memory (after a device out-of-memory, so that smaller buffers can be had).
+  void release() {
+    cudaFree(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
 
  private:
   T* data_ = nullptr;

@@ -2,6 +2,10 @@
 // Raw-pointer GPU operations of the CUDA regression engine (no Eigen here: nvcc compiles the
 // .cu files behind these, the engine itself is host C++). All matrices are column-major,
 // candidates are columns; every call is asynchronous on `stream` unless it says otherwise.
+//
+// Scalar is the engine's working precision (float or double; both are instantiated): the
+// data, residuals, squared residuals and thresholds are Scalar. Sums (trimmed sums, Gram
+// matrices) are accumulated in double and written as double, whatever Scalar is.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -10,48 +14,57 @@
 
 namespace robustfit::regression::cuda {
 
-// R(:, j) = y - X(:, first_col:) * B(first_col:, j) for m candidates (n x m, ld n): one GEMM.
-// first_col = 1 leaves out the intercept column (LMS intercept adjustment).
-void residuals(cublasHandle_t blas, const double* d_X, const double* d_y, std::size_t n, std::size_t p,
-               std::size_t first_col, const double* d_B, std::size_t m, double* d_R, cudaStream_t stream);
+// R(:, j) = y - X(:, first_col:) * B(first_col:, j) for m candidates (n x m, ld n): one GEMM
+// (cublasSgemm / cublasDgemm). first_col = 1 leaves out the intercept column (LMS intercept
+// adjustment).
+template <class Scalar>
+void residuals(cublasHandle_t blas, const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
+               std::size_t first_col, const Scalar* d_B, std::size_t m, Scalar* d_R, cudaStream_t stream);
 
-void square_inplace(double* d_values, std::size_t count, cudaStream_t stream);
+template <class Scalar>
+void square_inplace(Scalar* d_values, std::size_t count, cudaStream_t stream);
 
 // Per column j with threshold t_j (the h-th smallest value): objective_j =
-// sum_{v < t_j} v + (h - below_j) t_j and below_j = #{v < t_j}. Deterministic (fixed summation
-// order). d_scratch holds trimmed_sums_scratch(n, m) doubles.
+// sum_{v < t_j} v + (h - below_j) t_j (accumulated in double) and below_j = #{v < t_j}.
+// Deterministic (fixed summation order). d_scratch holds trimmed_sums_scratch(n, m) doubles.
 std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m);
-void trimmed_sums(const double* d_R2, std::size_t n, std::size_t m, const double* d_t, std::size_t h,
+template <class Scalar>
+void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t, std::size_t h,
                   double* d_scratch, double* d_objective, std::int64_t* d_below, cudaStream_t stream);
 
 // The h rows of each column with the smallest values, in row order, ties (v == t_j) taken
 // first-come: d_rows is h x m. d_scratch holds h_subset_scratch(n, m) ints.
 std::size_t h_subset_scratch(std::size_t n, std::size_t m);
-void h_subset_rows(const double* d_R2, std::size_t n, std::size_t m, const double* d_t,
+template <class Scalar>
+void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t,
                    const std::int64_t* d_below, std::size_t h, int* d_scratch, std::int32_t* d_rows, cudaStream_t stream);
 
 // Augmented Gram matrices of the rows of each column of d_rows: G_j = [X y]_H^T [X y]_H,
-// (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m). Deterministic (fixed summation
-// order). d_scratch holds augmented_gram_scratch(p, h, m) doubles.
+// (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m), accumulated in double.
+// Deterministic (fixed summation order). d_scratch holds augmented_gram_scratch(p, h, m) doubles.
 std::size_t augmented_gram_scratch(std::size_t p, std::size_t h, std::size_t m);
-void augmented_gram(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
+template <class Scalar>
+void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
                     const std::int32_t* d_rows, std::size_t h, std::size_t m, double* d_scratch, double* d_G,
                     cudaStream_t stream);
 
 // Elemental systems: A_j = X(S_j, :) (p x p, column-major) and b_j = y(S_j) from the row
-// indices S (p x m).
+// indices S (p x m). Double data only (the float engine gathers them on the host).
 void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
                       const std::int64_t* d_subsets, std::size_t m, double* d_A, double* d_b, cudaStream_t stream);
 
 // For columns sorted ascending (n x m): the shortest window of h consecutive values, as its
-// center and half width (first such window on ties, as the CPU engine).
-void shortest_windows(const double* d_sorted, std::size_t n, std::size_t m, std::size_t h, double* d_center,
+// center and half width in double (first such window on ties, as the CPU engine).
+template <class Scalar>
+void shortest_windows(const Scalar* d_sorted, std::size_t n, std::size_t m, std::size_t h, double* d_center,
                       double* d_half, cudaStream_t stream);
 
 // Sorts every column of an n x m matrix (d_in -> d_out) with cub::DeviceSegmentedSort.
 // sort_columns_temp_bytes gives the scratch d_temp needs.
+template <class Scalar>
 std::size_t sort_columns_temp_bytes(std::size_t n, std::size_t m);
-void sort_columns(const double* d_in, double* d_out, std::size_t n, std::size_t m, void* d_temp,
+template <class Scalar>
+void sort_columns(const Scalar* d_in, Scalar* d_out, std::size_t n, std::size_t m, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream);
 
 }  // namespace robustfit::regression::cuda

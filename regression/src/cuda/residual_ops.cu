@@ -10,37 +10,41 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void broadcast_columns(const double* y, std::size_t n, std::size_t m, double* R) {
+template <class Scalar>
+__global__ void broadcast_columns(const Scalar* y, std::size_t n, std::size_t m, Scalar* R) {
   const std::size_t total = n * m;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < total; i += std::size_t{gridDim.x} * blockDim.x)
     R[i] = y[i % n];
 }
 
-__global__ void square_kernel(double* v, std::size_t count) {
+template <class Scalar>
+__global__ void square_kernel(Scalar* v, std::size_t count) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count; i += std::size_t{gridDim.x} * blockDim.x)
     v[i] *= v[i];
 }
 
 // Trimmed sums in two deterministic stages: per chunk of rows (all chunks of all columns at
-// once), then per column over its chunks in a fixed order.
+// once), then per column over its chunks in a fixed order. Values and thresholds are Scalar
+// (compared as such); the sums are accumulated in double.
 constexpr std::size_t kSumChunk = 16384;
 
-__global__ void chunk_sums_kernel(const double* R2, std::size_t n, std::size_t chunks, const double* t,
+template <class Scalar>
+__global__ void chunk_sums_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, const Scalar* t,
                                   double* partial_sum, long long* partial_count) {
   using Reduce = cub::BlockReduce<double, kThreads>;
   using Count = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage reduce_storage;
   __shared__ typename Count::TempStorage count_storage;
   const std::size_t c = blockIdx.x, j = blockIdx.y;
-  const double threshold = t[j];
-  const double* column = R2 + j * n;
+  const Scalar threshold = t[j];
+  const Scalar* column = R2 + j * n;
   const std::size_t end = min(n, (c + 1) * kSumChunk);
   double sum = 0;
   long long count = 0;
   for (std::size_t i = c * kSumChunk + threadIdx.x; i < end; i += blockDim.x) {
-    const double v = column[i];
+    const Scalar v = column[i];
     if (v < threshold) {
-      sum += v;
+      sum += static_cast<double>(v);
       ++count;
     }
   }
@@ -52,7 +56,8 @@ __global__ void chunk_sums_kernel(const double* R2, std::size_t n, std::size_t c
   }
 }
 
-__global__ void column_sums_kernel(std::size_t m, std::size_t chunks, const double* t, std::size_t h,
+template <class Scalar>
+__global__ void column_sums_kernel(std::size_t m, std::size_t chunks, const Scalar* t, std::size_t h,
                                    const double* partial_sum, const long long* partial_count, double* objective,
                                    std::int64_t* below) {
   const std::size_t j = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
@@ -63,7 +68,7 @@ __global__ void column_sums_kernel(std::size_t m, std::size_t chunks, const doub
     sum += partial_sum[j * chunks + c];
     count += partial_count[j * chunks + c];
   }
-  objective[j] = sum + static_cast<double>(static_cast<long long>(h) - count) * t[j];
+  objective[j] = sum + static_cast<double>(static_cast<long long>(h) - count) * static_cast<double>(t[j]);
   below[j] = count;
 }
 
@@ -71,20 +76,32 @@ unsigned grid_for(std::size_t count) {
   return static_cast<unsigned>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 132 * 32));
 }
 
-}  // namespace
-
-void residuals(cublasHandle_t blas, const double* d_X, const double* d_y, std::size_t n, std::size_t p,
-               std::size_t first_col, const double* d_B, std::size_t m, double* d_R, cudaStream_t stream) {
-  broadcast_columns<<<grid_for(n * m), kThreads, 0, stream>>>(d_y, n, m, d_R);
-  RF_CUDA(cudaGetLastError());
-  const double minus_one = -1, one = 1;
-  RF_CUBLAS(cublasSetStream(blas, stream));
-  RF_CUBLAS(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
-                        static_cast<int>(p - first_col), &minus_one, d_X + first_col * n, static_cast<int>(n),
-                        d_B + first_col, static_cast<int>(p), &one, d_R, static_cast<int>(n)));
+cublasStatus_t gemm(cublasHandle_t blas, int n, int m, int k, const double* alpha, const double* A, int lda,
+                    const double* B, int ldb, const double* beta, double* C, int ldc) {
+  return cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void square_inplace(double* d_values, std::size_t count, cudaStream_t stream) {
+cublasStatus_t gemm(cublasHandle_t blas, int n, int m, int k, const float* alpha, const float* A, int lda,
+                    const float* B, int ldb, const float* beta, float* C, int ldc) {
+  return cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+}  // namespace
+
+template <class Scalar>
+void residuals(cublasHandle_t blas, const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
+               std::size_t first_col, const Scalar* d_B, std::size_t m, Scalar* d_R, cudaStream_t stream) {
+  broadcast_columns<<<grid_for(n * m), kThreads, 0, stream>>>(d_y, n, m, d_R);
+  RF_CUDA(cudaGetLastError());
+  const Scalar minus_one = -1, one = 1;
+  RF_CUBLAS(cublasSetStream(blas, stream));
+  RF_CUBLAS(gemm(blas, static_cast<int>(n), static_cast<int>(m), static_cast<int>(p - first_col), &minus_one,
+                 d_X + first_col * n, static_cast<int>(n), d_B + first_col, static_cast<int>(p), &one, d_R,
+                 static_cast<int>(n)));
+}
+
+template <class Scalar>
+void square_inplace(Scalar* d_values, std::size_t count, cudaStream_t stream) {
   square_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_values, count);
   RF_CUDA(cudaGetLastError());
 }
@@ -93,7 +110,8 @@ std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m) {
   return 2 * m * ((n + kSumChunk - 1) / kSumChunk);
 }
 
-void trimmed_sums(const double* d_R2, std::size_t n, std::size_t m, const double* d_t, std::size_t h,
+template <class Scalar>
+void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t, std::size_t h,
                   double* d_scratch, double* d_objective, std::int64_t* d_below, cudaStream_t stream) {
   const std::size_t chunks = (n + kSumChunk - 1) / kSumChunk;
   double* partial_sum = d_scratch;
@@ -105,5 +123,15 @@ void trimmed_sums(const double* d_R2, std::size_t n, std::size_t m, const double
       m, chunks, d_t, h, partial_sum, partial_count, d_objective, d_below);
   RF_CUDA(cudaGetLastError());
 }
+
+#define RF_INSTANTIATE(Scalar)                                                                                        \
+  template void residuals<Scalar>(cublasHandle_t, const Scalar*, const Scalar*, std::size_t, std::size_t, std::size_t, \
+                                  const Scalar*, std::size_t, Scalar*, cudaStream_t);                                  \
+  template void square_inplace<Scalar>(Scalar*, std::size_t, cudaStream_t);                                            \
+  template void trimmed_sums<Scalar>(const Scalar*, std::size_t, std::size_t, const Scalar*, std::size_t, double*,    \
+                                     double*, std::int64_t*, cudaStream_t);
+RF_INSTANTIATE(float)
+RF_INSTANTIATE(double)
+#undef RF_INSTANTIATE
 
 }  // namespace robustfit::regression::cuda

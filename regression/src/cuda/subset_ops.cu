@@ -19,13 +19,14 @@ constexpr int kMaxPairsPerThread = 8;  // (p+1)(p+2)/2 <= 8 * 256: p up to 62
 // (ties are taken first-come in row order, up to h - below), then write each chunk's rows.
 constexpr std::size_t kSubsetChunk = 8192;
 
-__global__ void chunk_counts_kernel(const double* R2, std::size_t n, std::size_t chunks, const double* t,
+template <class Scalar>
+__global__ void chunk_counts_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, const Scalar* t,
                                     int* less, int* ties) {
   using Reduce = cub::BlockReduce<int, kThreads>;
   __shared__ typename Reduce::TempStorage storage;
   const std::size_t c = blockIdx.x, j = blockIdx.y;
-  const double threshold = t[j];
-  const double* column = R2 + j * n;
+  const Scalar threshold = t[j];
+  const Scalar* column = R2 + j * n;
   const std::size_t end = min(n, (c + 1) * kSubsetChunk);
   int below = 0, equal = 0;
   for (std::size_t i = c * kSubsetChunk + threadIdx.x; i < end; i += blockDim.x) {
@@ -58,16 +59,17 @@ __global__ void chunk_offsets_kernel(std::size_t m, std::size_t chunks, const st
   }
 }
 
-__global__ void write_rows_kernel(const double* R2, std::size_t n, std::size_t chunks, const double* t,
+template <class Scalar>
+__global__ void write_rows_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, const Scalar* t,
                                   const std::int64_t* below, std::size_t h, const int* taken_before,
                                   const int* ties_before, std::int32_t* rows) {
   using Scan = cub::BlockScan<int, kThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int carry_taken, carry_ties;
   const std::size_t c = blockIdx.x, j = blockIdx.y;
-  const double threshold = t[j];
+  const Scalar threshold = t[j];
   const long long ties_wanted = static_cast<long long>(h) - below[j];
-  const double* column = R2 + j * n;
+  const Scalar* column = R2 + j * n;
   std::int32_t* out = rows + j * h;
   if (threadIdx.x == 0) {
     carry_taken = taken_before[j * chunks + c];
@@ -77,7 +79,7 @@ __global__ void write_rows_kernel(const double* R2, std::size_t n, std::size_t c
   const std::size_t end = min(n, (c + 1) * kSubsetChunk);
   for (std::size_t base = c * kSubsetChunk; base < end; base += kThreads) {
     const std::size_t i = base + threadIdx.x;
-    const double v = i < end ? column[i] : threshold + 1;
+    const Scalar v = i < end ? column[i] : threshold + 1;
     const int tie = (i < end && v == threshold) ? 1 : 0;
     int tie_rank = 0, tie_total = 0;
     Scan(scan_storage).ExclusiveSum(tie, tie_rank, tie_total);
@@ -96,7 +98,8 @@ __global__ void write_rows_kernel(const double* R2, std::size_t n, std::size_t c
 }
 
 // Grid (row blocks, columns). Each thread owns a few (a, b) entries, a >= b, of the augmented
-// (p+1) x (p+1) Gram matrix and accumulates them over tiles of rows staged in shared memory.
+// (p+1) x (p+1) Gram matrix and accumulates them over tiles of rows staged in shared memory
+// (as double, whatever the Scalar of the data).
 __device__ void pair_to_entry(std::size_t pair, std::size_t& a, std::size_t& b) {
   a = static_cast<std::size_t>((sqrt(8.0 * static_cast<double>(pair) + 1) - 1) / 2);
   while (a * (a + 1) / 2 > pair) --a;
@@ -104,7 +107,8 @@ __device__ void pair_to_entry(std::size_t pair, std::size_t& a, std::size_t& b) 
   b = pair - a * (a + 1) / 2;
 }
 
-__global__ void gram_kernel(const double* X, const double* y, std::size_t n, std::size_t p,
+template <class Scalar>
+__global__ void gram_kernel(const Scalar* X, const Scalar* y, std::size_t n, std::size_t p,
                             const std::int32_t* rows, std::size_t h, double* partial) {
   extern __shared__ double tile[];  // kGramRowsPerTile x (p + 1)
   const std::size_t q = p + 1, pairs = q * (q + 1) / 2, j = blockIdx.y;
@@ -117,11 +121,11 @@ __global__ void gram_kernel(const double* X, const double* y, std::size_t n, std
     for (std::size_t e = threadIdx.x; e < count * q; e += blockDim.x) {
       const std::size_t r = e % count, c = e / count;
       const std::size_t row = static_cast<std::size_t>(column_rows[start + r]);
-      tile[r * q + c] = c < p ? X[c * n + row] : y[row];
+      tile[r * q + c] = static_cast<double>(c < p ? X[c * n + row] : y[row]);
     }
     __syncthreads();
     for (int s = 0; s < kMaxPairsPerThread; ++s) {
-      const std::size_t pair = threadIdx.x + std::size_t{s} * blockDim.x;
+      const std::size_t pair = threadIdx.x + static_cast<std::size_t>(s) * blockDim.x;
       if (pair >= pairs) break;
       std::size_t a, b;
       pair_to_entry(pair, a, b);
@@ -134,7 +138,7 @@ __global__ void gram_kernel(const double* X, const double* y, std::size_t n, std
   // Partial sums per row block, added in a fixed order by gram_reduce_kernel: no atomics, so
   // the same input gives bitwise the same Gram matrix (and the same fit) every run.
   for (int s = 0; s < kMaxPairsPerThread; ++s) {
-    const std::size_t pair = threadIdx.x + std::size_t{s} * blockDim.x;
+    const std::size_t pair = threadIdx.x + static_cast<std::size_t>(s) * blockDim.x;
     if (pair >= pairs) break;
     partial[(j * gridDim.x + blockIdx.x) * pairs + pair] = acc[s];
   }
@@ -169,7 +173,8 @@ std::size_t h_subset_scratch(std::size_t n, std::size_t m) {
   return 2 * m * ((n + kSubsetChunk - 1) / kSubsetChunk);
 }
 
-void h_subset_rows(const double* d_R2, std::size_t n, std::size_t m, const double* d_t,
+template <class Scalar>
+void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t,
                    const std::int64_t* d_below, std::size_t h, int* d_scratch, std::int32_t* d_rows, cudaStream_t stream) {
   const std::size_t chunks = (n + kSubsetChunk - 1) / kSubsetChunk;
   int* less = d_scratch;
@@ -188,7 +193,8 @@ std::size_t augmented_gram_scratch(std::size_t p, std::size_t h, std::size_t m) 
   return blocks * m * q * (q + 1) / 2;
 }
 
-void augmented_gram(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
+template <class Scalar>
+void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
                     const std::int32_t* d_rows, std::size_t h, std::size_t m, double* d_scratch, double* d_G,
                     cudaStream_t stream) {
   const std::size_t q = p + 1;
@@ -212,5 +218,14 @@ void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::
   gather_elemental_kernel<<<blocks, kThreads, 0, stream>>>(d_X, d_y, n, p, d_subsets, m, d_A, d_b);
   RF_CUDA(cudaGetLastError());
 }
+
+#define RF_INSTANTIATE(Scalar)                                                                                    \
+  template void h_subset_rows<Scalar>(const Scalar*, std::size_t, std::size_t, const Scalar*, const std::int64_t*, \
+                                      std::size_t, int*, std::int32_t*, cudaStream_t);                              \
+  template void augmented_gram<Scalar>(const Scalar*, const Scalar*, std::size_t, std::size_t, const std::int32_t*, \
+                                       std::size_t, std::size_t, double*, double*, cudaStream_t);
+RF_INSTANTIATE(float)
+RF_INSTANTIATE(double)
+#undef RF_INSTANTIATE
 
 }  // namespace robustfit::regression::cuda

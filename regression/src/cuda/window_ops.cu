@@ -27,19 +27,21 @@ struct NarrowestFirst {
   }
 };
 
-// One block per column of sorted values.
-__global__ void shortest_window_kernel(const double* sorted, std::size_t n, std::size_t h, double* center, double* half) {
+// One block per column of sorted values; widths and the center in double.
+template <class Scalar>
+__global__ void shortest_window_kernel(const Scalar* sorted, std::size_t n, std::size_t h, double* center, double* half) {
   using Reduce = cub::BlockReduce<Window, kThreads>;
   __shared__ typename Reduce::TempStorage storage;
-  const double* column = sorted + blockIdx.x * n;
+  const Scalar* column = sorted + blockIdx.x * n;
   Window best{INFINITY, -1};
   for (std::size_t s = threadIdx.x; s + h <= n; s += blockDim.x) {
-    const double width = (column[s + h - 1] - column[s]) / 2;  // the half width, as the CPU engine
+    // The half width, as the CPU engine (in double whatever Scalar is).
+    const double width = (static_cast<double>(column[s + h - 1]) - static_cast<double>(column[s])) / 2;
     if (width < best.width) best = {width, static_cast<long long>(s)};
   }
   const Window found = Reduce(storage).Reduce(best, NarrowestFirst{});
   if (threadIdx.x == 0) {
-    center[blockIdx.x] = column[found.start] + found.width;
+    center[blockIdx.x] = static_cast<double>(column[found.start]) + found.width;
     half[blockIdx.x] = found.width;
   }
 }
@@ -55,24 +57,36 @@ auto offsets(std::size_t n) {
 
 }  // namespace
 
-void shortest_windows(const double* d_sorted, std::size_t n, std::size_t m, std::size_t h, double* d_center,
+template <class Scalar>
+void shortest_windows(const Scalar* d_sorted, std::size_t n, std::size_t m, std::size_t h, double* d_center,
                       double* d_half, cudaStream_t stream) {
   shortest_window_kernel<<<static_cast<unsigned>(m), kThreads, 0, stream>>>(d_sorted, n, h, d_center, d_half);
   RF_CUDA(cudaGetLastError());
 }
 
+template <class Scalar>
 std::size_t sort_columns_temp_bytes(std::size_t n, std::size_t m) {
   std::size_t bytes = 0;
-  RF_CUDA(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, static_cast<const double*>(nullptr),
-                                             static_cast<double*>(nullptr), static_cast<long long>(n * m),
+  RF_CUDA(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, static_cast<const Scalar*>(nullptr),
+                                             static_cast<Scalar*>(nullptr), static_cast<long long>(n * m),
                                              static_cast<long long>(m), offsets(n), offsets(n) + 1));
   return bytes;
 }
 
-void sort_columns(const double* d_in, double* d_out, std::size_t n, std::size_t m, void* d_temp,
+template <class Scalar>
+void sort_columns(const Scalar* d_in, Scalar* d_out, std::size_t n, std::size_t m, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream) {
   RF_CUDA(cub::DeviceSegmentedSort::SortKeys(d_temp, temp_bytes, d_in, d_out, static_cast<long long>(n * m),
                                              static_cast<long long>(m), offsets(n), offsets(n) + 1, stream));
 }
+
+#define RF_INSTANTIATE(Scalar)                                                                                   \
+  template void shortest_windows<Scalar>(const Scalar*, std::size_t, std::size_t, std::size_t, double*, double*,  \
+                                         cudaStream_t);                                                            \
+  template std::size_t sort_columns_temp_bytes<Scalar>(std::size_t, std::size_t);                                 \
+  template void sort_columns<Scalar>(const Scalar*, Scalar*, std::size_t, std::size_t, void*, std::size_t, cudaStream_t);
+RF_INSTANTIATE(float)
+RF_INSTANTIATE(double)
+#undef RF_INSTANTIATE
 
 }  // namespace robustfit::regression::cuda

@@ -47,6 +47,7 @@ struct FitResult {
   bool exhaustive = false;           // every elemental subset was enumerated
   std::string backend;               // "cpu" or "cuda"
   std::string selection;             // selection algorithm used for the objectives
+  Precision precision = Precision::double_precision;  // arithmetic of the engine (float: CUDA only)
   PhaseTimings timings;
 };
 

@@ -11,11 +11,19 @@ namespace robustfit::regression {
 
 enum class Method { ls, lts, lms };
 enum class Backend { automatic, cpu, cuda };
+// Arithmetic of the CUDA engine. single_precision ("float") keeps X and y on the device in
+// float and computes residuals, squared residuals, order statistics (thresholds) and h-subsets
+// in float; trimmed sums, Gram matrices, solves and the final fit (finish: raw fit, scale,
+// reweighting) stay in double. Faster, at an accuracy stated in README.md ("Precision").
+// The CPU backend computes in double only: single_precision with it is an error.
+enum class Precision { double_precision, single_precision };
 
 std::string_view to_string(Method method);
 std::string_view to_string(Backend backend);
+std::string_view to_string(Precision precision);  // "double" | "float"
 Method parse_method(std::string_view name);    // "ls" | "lts" | "lms"; throws std::invalid_argument
 Backend parse_backend(std::string_view name);  // "auto" | "cpu" | "cuda"; throws std::invalid_argument
+Precision parse_precision(std::string_view name);  // "double" | "float"; throws std::invalid_argument
 
 struct LtsOptions {
   double alpha = 0.5;              // fraction of points the fit must cover, in [0.5, 1]
@@ -26,6 +34,7 @@ struct LtsOptions {
   bool reweight = true;            // one-step reweighted LS with 0/1 weights
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
+  Precision precision = Precision::double_precision;  // single_precision: CUDA engine only
 };
 
 struct LmsOptions {
@@ -35,6 +44,7 @@ struct LmsOptions {
   std::uint64_t seed = 0;
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
+  Precision precision = Precision::double_precision;  // single_precision: CUDA engine only
 };
 
 }  // namespace robustfit::regression
