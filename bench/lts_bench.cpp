@@ -31,7 +31,7 @@ void write_scenario(const std::filesystem::path& path, const robustfit::data::Sc
   std::vector<std::string> header;
   std::vector<std::vector<double>> columns;
   for (Eigen::Index j = 0; j < s.X.cols(); ++j) {
-    header.push_back("x" + std::to_string(j + 1));
+    header.push_back(std::string("x").append(std::to_string(j + 1)));
     columns.emplace_back(s.X.col(j).data(), s.X.col(j).data() + s.X.rows());
   }
   header.push_back("y");

@@ -326,7 +326,23 @@ void bench_batched(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
-// Cutting plane: time against the number of Kelley iterations (the paper tunes it per GPU).
+// One row of the tune section: `select(values)` returns a detail::Checked<T> for rank k.
+template <class T, class Select>
+void tune_row(const Options& options, const RotatedInput<T>& input, double floor, const std::string& dist,
+              std::size_t k, T expected, const std::string& name, Select select) {
+  Row row{"tune", name, type_name(T{}), dist, "", input.n, k};
+  row.floor_ms = floor;
+  int mismatches = 0;
+  double no_baseline = 0;
+  time_into_row(row, options.runs, input.copies.size(), input.n * sizeof(T), no_baseline, [&](std::size_t i) {
+    const auto r = select(input.copies[i]);
+    if (r.value != expected || r.has_nan) ++mismatches;
+  });
+  g_rows.back().mismatches = mismatches;
+}
+
+// Cutting plane: time against the number of Kelley iterations (the paper tunes it per GPU);
+// Floyd–Rivest: against the width of its bracket.
 template <class T>
 void bench_tune(const Options& options, gpu::Workspace& workspace) {
   for (const int log_n : {24, 26, 28}) {
@@ -340,36 +356,22 @@ void bench_tune(const Options& options, gpu::Workspace& workspace) {
       const double floor = floor_ms(input, options.runs);
       const std::size_t k = n / 2;
       const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
+      const std::string name(robustfit::data::to_string(dist));
       for (const int iterations : {2, 3, 4, 5, 6, 7, 8, 10, 12, 16}) {
         for (const int shift : {8, 10, 12}) {
           detail::CuttingPlaneParams params;
           params.max_iterations = iterations;
           params.bracket_shift = shift;
-          Row row{"tune", "cutting-plane-it" + std::to_string(iterations) + "-shift" + std::to_string(shift),
-                  type_name(T{}), std::string(robustfit::data::to_string(dist)), "", n, k};
-          row.floor_ms = floor;
-          int mismatches = 0;
-          double no_baseline = 0;
-          time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
-            const auto r = detail::cutting_plane_select_checked(input.copies[i], n, k, params, workspace, nullptr);
-            if (r.value != expected || r.has_nan) ++mismatches;
-          });
-          g_rows.back().mismatches = mismatches;
+          tune_row(options, input, floor, name, k, expected,
+                   "cutting-plane-it" + std::to_string(iterations) + "-shift" + std::to_string(shift),
+                   [&](const T* values) { return detail::cutting_plane_select_checked(values, n, k, params, workspace, nullptr); });
         }
       }
       for (const float sigmas : {2.5f, 3.0f, 4.0f, 5.0f, 6.0f}) {
         detail::FloydRivestParams params;
         params.sigmas = sigmas;
-        Row row{"tune", "floyd-rivest-sigmas" + std::to_string(sigmas).substr(0, 3), type_name(T{}),
-                std::string(robustfit::data::to_string(dist)), "", n, k};
-        row.floor_ms = floor;
-        int mismatches = 0;
-        double no_baseline = 0;
-        time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
-          const auto r = detail::floyd_rivest_select_checked(input.copies[i], n, k, params, workspace, nullptr);
-          if (r.value != expected || r.has_nan) ++mismatches;
-        });
-        g_rows.back().mismatches = mismatches;
+        tune_row(options, input, floor, name, k, expected, "floyd-rivest-sigmas" + std::to_string(sigmas).substr(0, 3),
+                 [&](const T* values) { return detail::floyd_rivest_select_checked(values, n, k, params, workspace, nullptr); });
       }
       std::fprintf(stderr, "tune %s n=2^%d done\n", type_name(T{}), log_n);
     }

@@ -28,9 +28,10 @@ std::string_view to_string(Algorithm algorithm) {
 Algorithm parse_algorithm(std::string_view name) {
   for (const auto& [a, known] : kNames)
     if (known == name) return a;
-  std::string message = "unknown selection algorithm '" + std::string(name) + "' (expected one of:";
-  for (const auto& [a, known] : kNames) message += " " + std::string(known);
-  throw std::invalid_argument(message + ")");
+  std::string message = "unknown selection algorithm '";
+  message.append(name).append("' (expected one of:");
+  for (const auto& [a, known] : kNames) message.append(" ").append(known);
+  throw std::invalid_argument(message.append(")"));
 }
 
 std::vector<std::string_view> algorithm_names() {

@@ -59,6 +59,11 @@ INSTANTIATE_TEST_SUITE_P(Datasets, CudaEngineOnDatasets,
                                            Case{"nested1000", "y"}, Case{"nested3000", "y"}),
                          [](const auto& instance) { return std::string(instance.param.name); });
 
+// Every selection algorithm the CUDA engine accepts for --selection.
+constexpr selection::Algorithm kEngineSelections[] = {
+    selection::Algorithm::sort,   selection::Algorithm::radix,  selection::Algorithm::cutting_plane,
+    selection::Algorithm::bucket, selection::Algorithm::sample, selection::Algorithm::floyd_rivest};
+
 TEST(CudaEngine, EverySelectionAlgorithmGivesTheSameFit) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const auto design = load_design("hbk", "Y");
@@ -66,8 +71,7 @@ TEST(CudaEngine, EverySelectionAlgorithmGivesTheSameFit) {
   options.backend = Backend::cpu;
   const auto cpu = regression::fit_lts(design.X, design.y, options);
   options.backend = Backend::cuda;
-  for (auto algorithm : {selection::Algorithm::sort, selection::Algorithm::radix, selection::Algorithm::cutting_plane,
-                         selection::Algorithm::bucket, selection::Algorithm::sample}) {
+  for (auto algorithm : kEngineSelections) {
     options.selection = algorithm;
     const auto gpu = regression::fit_lts(design.X, design.y, options);
     SCOPED_TRACE(std::string(selection::to_string(algorithm)));
@@ -168,8 +172,7 @@ TEST(CudaEngine, FloatWithEverySelectionAlgorithm) {
   options.backend = Backend::cuda;
   const auto dbl = regression::fit_lts(design.X, design.y, options);
   options.precision = Precision::single_precision;
-  for (auto algorithm : {selection::Algorithm::sort, selection::Algorithm::radix, selection::Algorithm::cutting_plane,
-                         selection::Algorithm::bucket, selection::Algorithm::sample}) {
+  for (auto algorithm : kEngineSelections) {
     options.selection = algorithm;
     SCOPED_TRACE(std::string(selection::to_string(algorithm)));
     expect_float_matches_double(dbl, regression::fit_lts(design.X, design.y, options), kLtsCutoff, kLtsFloatTolerance);

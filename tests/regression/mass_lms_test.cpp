@@ -44,7 +44,7 @@ TEST_P(MassLms, ObjectiveNoWorseThanLqs) {
 INSTANTIATE_TEST_SUITE_P(Datasets, MassLms,
                          ::testing::Values(LmsCase{"stackloss", "stack.loss"}, LmsCase{"hbk", "Y"},
                                            LmsCase{"starsCYG", "log.light"}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& instance) { return std::string(instance.param.name); });
 
 TEST(Lms, EnumeratesAllSubsetsWhenFew) {
   const auto design = load_design("starsCYG", "log.light");  // C(47, 2) = 1081 <= 5000

@@ -48,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(Datasets, RobustbaseLts,
                          ::testing::Values(LtsCase{"stackloss", "stack.loss"}, LtsCase{"hbk", "Y"},
                                            LtsCase{"starsCYG", "log.light"}, LtsCase{"nested1000", "y"},
                                            LtsCase{"nested3000", "y"}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& instance) { return std::string(instance.param.name); });
 
 TEST(FastLts, SameSeedSameFitOtherSeedSameOptimumOnStackloss) {
   const auto design = load_design("stackloss", "stack.loss");

@@ -52,12 +52,6 @@ struct Control {
   unsigned long long counts[kBuckets];
 };
 
-__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {  // splitmix64 finaliser
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 template <class T>
 __global__ __launch_bounds__(kThreads) void reset_control(Control<T>* control) {
   for (int i = threadIdx.x; i < kBuckets; i += blockDim.x) control->counts[i] = 0;
@@ -97,7 +91,7 @@ __global__ __launch_bounds__(kSampleThreads) void make_intervals(const T* __rest
   __shared__ typename Sort::TempStorage temp;
   T items[kSampleItems];
   for (int j = 0; j < kSampleItems; ++j)
-    items[j] = x[mix(threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % n];
+    items[j] = x[seed::mix(threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % n];
   Sort(temp).Sort(items);  // blocked: thread t holds sample ranks t*items .. t*items+items-1
   for (int j = 0; j < kSampleItems; ++j) {
     const int rank = threadIdx.x * kSampleItems + j;

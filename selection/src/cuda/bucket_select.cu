@@ -16,7 +16,14 @@
 // values spread over a wide range, the "bucket killer") the remaining candidates are
 // compacted and radix-sorted, so the cost is bounded by a few passes plus one sort.
 //
+// Heavy tails, beyond the paper: the first iteration projects the sample's order statistics
+// around rank k (± 8 binomial sigmas) onto the buckets instead of [min, max], values outside
+// them going to the first and last bucket. With [min, max], a Cauchy sample's extremes squeeze
+// the bulk into a few buckets and the iterations barely narrow (0.35 x sort&choose on the H200).
+// The projection stays monotone, so exactness is unchanged.
+//
 // Extra memory: up to two copies of n values (Phase I / fallback) plus CUB sort scratch.
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -39,6 +46,10 @@ constexpr int kMaxIterations = 40;           // > ceil(2100 bits of double range
 constexpr int kThreads = 512;                // threads per block of the streaming kernels
 constexpr int kUnroll = 4;                   // loads in flight per thread
 constexpr int kBlocksPerSm = 4;              // resident blocks of kThreads per SM
+constexpr int kSampleThreads = 256;          // the first iteration's projection range:
+constexpr int kSampleItems = 8;              // a sample of 2048 values
+constexpr int kSampleSize = kSampleThreads * kSampleItems;
+constexpr double kSampleSigmas = 8;
 
 template <class T>
 struct State {
@@ -51,6 +62,7 @@ struct State {
   unsigned long long count;      // elements in the K-bucket
   unsigned long long written;    // Phase I / fallback copy cursor
   unsigned int bucket;           // K
+  T sample_lo, sample_hi;        // sample order statistics around rank k (first projection)
 };
 
 // x -> bucket, monotone non-decreasing in x for any rounding:
@@ -123,6 +135,28 @@ __global__ __launch_bounds__(kThreads) void first_min_max(const T* __restrict__ 
     atomicMax(&state->hi_key, block_hi);
     if (block_neg) atomicAdd(&state->neg_inf, block_neg);
     if (block_pos) atomicAdd(&state->pos_inf, block_pos);
+  }
+}
+
+// The first iteration's projection range: sample order statistics around rank k.
+template <class T>
+__global__ __launch_bounds__(kSampleThreads) void sample_range(const T* __restrict__ x, std::size_t n, std::size_t k,
+                                                               State<T>* state) {
+  using Sort = cub::BlockRadixSort<T, kSampleThreads, kSampleItems>;
+  __shared__ typename Sort::TempStorage temp;
+  T items[kSampleItems];
+#pragma unroll
+  for (int j = 0; j < kSampleItems; ++j) items[j] = x[seed::mix(threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % n];
+  Sort(temp).Sort(items);  // blocked: thread t holds sample ranks t*items .. +items-1
+  const double p = (static_cast<double>(k) + 0.5) / static_cast<double>(n);
+  const double centre = p * kSampleSize - 0.5, spread = kSampleSigmas * sqrt(kSampleSize * p * (1 - p)) + 8;
+  const int lo_rank = static_cast<int>(fmax(0.0, floor(centre - spread)));
+  const int hi_rank = static_cast<int>(fmin(kSampleSize - 1.0, ceil(centre + spread)));
+#pragma unroll
+  for (int j = 0; j < kSampleItems; ++j) {
+    const int r = static_cast<int>(threadIdx.x) * kSampleItems + j;
+    if (r == lo_rank) state->sample_lo = items[j];
+    if (r == hi_rank) state->sample_hi = items[j];
   }
 }
 
@@ -236,6 +270,8 @@ class BucketSelect {
     CUDA_CHECK_LAUNCH();
     first_min_max<T><<<streaming_grid(n_, kThreads, 1, kBlocksPerSm), kThreads, 0, stream_>>>(input_, n_, state_);
     CUDA_CHECK_LAUNCH();
+    sample_range<T><<<1, kSampleThreads, 0, stream_>>>(input_, n_, k, state_);
+    CUDA_CHECK_LAUNCH();
     const State<T> first = fetch_state();
     constexpr T inf = std::numeric_limits<T>::infinity();
     if (k < first.neg_inf) return -inf;
@@ -250,7 +286,8 @@ class BucketSelect {
     for (int iteration = 0;; ++iteration) {
       if (!(lo < hi) || rank == 0) return lo;  // also covers a single candidate
       if (rank + 1 == candidates) return hi;
-      const Projection p = make_projection(static_cast<double>(lo), static_cast<double>(hi));
+      const Projection p = iteration == 0 ? first_projection(first, lo, hi)
+                                          : make_projection(static_cast<double>(lo), static_cast<double>(hi));
       if (!p.valid || stalls >= kMaxStalledIterations || iteration >= kMaxIterations)
         return sort_candidates(current, current_n, lo, hi, candidates, rank);
 
@@ -280,6 +317,16 @@ class BucketSelect {
 
  private:
   using Ops = seed::OrderedKey<T>;
+
+  // The sample's range when it is finite and non-empty (inside [lo, hi] then), else [lo, hi].
+  static Projection first_projection(const State<T>& first, T lo, T hi) {
+    const double a = first.sample_lo, b = first.sample_hi;
+    if (std::isfinite(a) && std::isfinite(b) && a < b) {
+      const Projection p = make_projection(std::fmax(a, static_cast<double>(lo)), std::fmin(b, static_cast<double>(hi)));
+      if (p.valid) return p;
+    }
+    return make_projection(static_cast<double>(lo), static_cast<double>(hi));
+  }
 
   State<T> fetch_state() {
     CUDA_CHECK(cudaMemcpyAsync(host_state_, state_, sizeof(State<T>), cudaMemcpyDeviceToHost, stream_));

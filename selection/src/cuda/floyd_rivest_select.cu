@@ -26,6 +26,7 @@
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
 #include "launch_shape.cuh"
+#include "seed_common.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -56,12 +57,6 @@ template <> struct Vector16<double> { using type = double2; static constexpr int
 __device__ __forceinline__ float element(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 __device__ __forceinline__ double element(const double2& v, int i) { return i == 0 ? v.x : v.y; }
 
-__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {  // splitmix64 finaliser
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 template <class T>
 using SampleSort = cub::BlockRadixSort<T, kSampleThreads<T>, kSampleItems>;
 
@@ -76,7 +71,7 @@ __global__ __launch_bounds__(kSampleThreads<T>) void pick_bracket(const T* __res
   T items[kSampleItems];
 #pragma unroll
   for (int j = 0; j < kSampleItems; ++j)
-    items[j] = x[mix(threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % n];
+    items[j] = x[seed::mix(threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % n];
   SampleSort<T>(temp).Sort(items);  // blocked: thread t holds sample ranks t*items .. +items-1
 
   const double p = (static_cast<double>(k) + 0.5) / static_cast<double>(n);

@@ -51,12 +51,6 @@ struct State {
   T value;                     // the answer, when the bucket is an equality bucket / base case
 };
 
-__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {  // splitmix64 finaliser
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // In-order position of node i (1-based, depth d) in a complete tree of height kTreeHeight.
 __device__ __forceinline__ int in_order(int i) {
   const int depth = 31 - __clz(i);
@@ -74,7 +68,7 @@ __global__ __launch_bounds__(kSampleThreads) void pick_splitters(const T* __rest
   T items[kSampleItems];
   for (int j = 0; j < kSampleItems; ++j) {
     const std::uint64_t id = threadIdx.x * std::uint64_t{kSampleItems} + j;
-    items[j] = x[mix(level * 0x9e3779b97f4a7c15ULL + id + 1) % n];
+    items[j] = x[seed::mix(level * 0x9e3779b97f4a7c15ULL + id + 1) % n];
   }
   Sort(temp).Sort(items);  // blocked arrangement: thread t holds ranks t*items..t*items+items-1
   for (int j = 0; j < kSampleItems; ++j) sample[threadIdx.x * kSampleItems + j] = items[j];

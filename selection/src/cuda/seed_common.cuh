@@ -1,6 +1,7 @@
 #pragma once
-// Helpers shared by the seed algorithms (bucketSelect, SampleSelect, bucketMultiSelect):
-// atomic-friendly order-preserving keys, alignment. Device code: include from .cu only.
+// Helpers shared by the seed algorithms (bucketSelect, SampleSelect, bucketMultiSelect) and
+// Floyd–Rivest: atomic-friendly order-preserving keys, sample positions, alignment.
+// Device code: include from .cu only.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -45,6 +46,13 @@ __device__ inline void flush_counts(const unsigned int* local, int buckets, unsi
   __syncthreads();
   for (int b = threadIdx.x; b < buckets; b += blockDim.x)
     if (local[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
+}
+
+// splitmix64's finaliser: pseudo-random sample positions, the same on every run.
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
 
 inline std::size_t align_up(std::size_t bytes, std::size_t alignment = 256) {
