@@ -133,6 +133,10 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
   j["timings_s"] = {{"setup", fit.timings.setup_s},   {"subsets", fit.timings.subsets_s},
                     {"objectives", fit.timings.objectives_s}, {"csteps", fit.timings.csteps_s},
                     {"finish", fit.timings.finish_s}, {"total", fit.timings.total_s}};
+  // Device time of the CUDA engine's residual GEMMs and selections (null on the CPU backend).
+  const auto optional_seconds = [](const std::optional<double>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); };
+  j["timings_s"]["residual_gemms"] = optional_seconds(fit.timings.residuals_s);
+  j["timings_s"]["selection"] = optional_seconds(fit.timings.selection_s);
   out << j.dump(2) << "\n";
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
   const auto selection_value = robustfit::selection::parse_algorithm(selection);
   const auto precision_value = robustfit::regression::parse_precision(precision);
   std::cout << "method,backend,selection,n,p,eps,contamination,subsets,threads,runs,median_s,min_s,max_s,"
-               "setup_s,subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall,arithmetic\n";
+               "setup_s,subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall,arithmetic,"
+               "residual_gemms_s,selection_s\n";
   for (std::size_t n : parse_list(ns)) {
     for (std::size_t p : parse_list(ps)) {
       robustfit::data::ScenarioSpec spec;
@@ -115,14 +117,16 @@ int main(int argc, char** argv) {
         planted += scenario.planted_outlier[i];
         true_pos += fit.outlier[i] && scenario.planted_outlier[i];
       }
-      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f,%s\n",
+      const auto seconds = [](const std::optional<double>& s) { return s ? std::to_string(*s) : std::string(); };
+      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f,%s,%s,%s\n",
                   method.c_str(), fit.backend.c_str(), fit.selection.c_str(), n, p, epsilon, contamination.c_str(),
                   fit.subsets_tried, std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(),
                   times.back(), fit.timings.setup_s, fit.timings.subsets_s, fit.timings.objectives_s, fit.timings.csteps_s, fit.timings.finish_s,
                   fit.objective, (fit.coefficients - scenario.beta).norm(),
                   flagged ? static_cast<double>(true_pos) / static_cast<double>(flagged) : 1.0,
                   planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0,
-                  std::string(robustfit::regression::to_string(fit.precision)).c_str());
+                  std::string(robustfit::regression::to_string(fit.precision)).c_str(),
+                  seconds(fit.timings.residuals_s).c_str(), seconds(fit.timings.selection_s).c_str());
       std::fflush(stdout);
     }
   }

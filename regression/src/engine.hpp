@@ -10,14 +10,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "robustfit/regression/fit_result.hpp"
 
 namespace robustfit::regression::detail {
 
 // Row indices of elemental subsets: column j holds the p rows of candidate j.
 using SubsetMatrix = Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic>;
+
+// Device time spent in residual GEMMs and in order-statistic selection (CUDA engine only).
+struct KernelTimes {
+  double residuals_s = 0;
+  double selection_s = 0;
+};
 
 class Engine {
  public:
@@ -51,6 +60,18 @@ class Engine {
 
   // An engine over a subset of the rows (FAST-LTS's nested subsamples).
   virtual std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const = 0;
+
+  // This engine's GEMM and selection time so far, where it measures them (not its restrict_to
+  // engines'); the CPU engine does not (its candidates run on many threads at once).
+  virtual std::optional<KernelTimes> kernel_times() const { return std::nullopt; }
 };
+
+// The engine's device time in residual GEMMs and selections, where it measures it.
+inline void record_kernel_times(const Engine& engine, PhaseTimings& timings) {
+  if (const auto kernels = engine.kernel_times()) {
+    timings.residuals_s = kernels->residuals_s;
+    timings.selection_s = kernels->selection_s;
+  }
+}
 
 }  // namespace robustfit::regression::detail

@@ -142,6 +142,7 @@ FitResult fit_lts(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LtsO
   FitResult result;
   result.timings.setup_s = total.lap();
   const detail::Search search = detail::fast_lts_search(*engine, h, options.subsets, options.seed, result.timings);
+  detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();

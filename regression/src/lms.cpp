@@ -77,6 +77,7 @@ FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsO
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();
+  detail::record_kernel_times(*engine, result.timings);
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
   result.precision = options.precision;

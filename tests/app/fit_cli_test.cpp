@@ -44,6 +44,16 @@ TEST(FitCli, JsonHasTheDocumentedFields) {
   EXPECT_TRUE(j["coefficients"].contains("(Intercept)"));
   EXPECT_EQ(j["outliers"], nlohmann::json::array({1, 3, 4, 21}));
   EXPECT_NEAR(j["objective"].get<double>(), 2.9323912461199702, 1e-9);  // robustbase fixture
+  for (const char* phase : {"setup", "subsets", "objectives", "csteps", "finish", "total"})
+    EXPECT_TRUE(j["timings_s"][phase].is_number()) << phase;
+}
+
+TEST(FitCli, JsonKernelTimesAreNullOnTheCpu) {
+  const auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--backend", "cpu", "--output", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(j["timings_s"]["residual_gemms"].is_null());
+  EXPECT_TRUE(j["timings_s"]["selection"].is_null());
 }
 
 TEST(FitCli, PredictorsMethodsAndNoIntercept) {

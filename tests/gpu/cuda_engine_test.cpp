@@ -93,7 +93,14 @@ TEST(CudaEngine, GeneratedDataUpToAMillionRows) {
     const auto cpu = regression::fit_lts(scenario.X, scenario.y, options);
     options.backend = Backend::cuda;
     SCOPED_TRACE("n = " + std::to_string(n));
-    expect_same_fit(cpu, regression::fit_lts(scenario.X, scenario.y, options));
+    const auto gpu = regression::fit_lts(scenario.X, scenario.y, options);
+    expect_same_fit(cpu, gpu);
+    // Device time of the GEMMs and selections: measured on CUDA only, and part of the total.
+    EXPECT_FALSE(cpu.timings.residuals_s.has_value());
+    ASSERT_TRUE(gpu.timings.residuals_s.has_value() && gpu.timings.selection_s.has_value());
+    EXPECT_GT(*gpu.timings.residuals_s, 0.0);
+    EXPECT_GT(*gpu.timings.selection_s, 0.0);
+    EXPECT_LT(*gpu.timings.residuals_s + *gpu.timings.selection_s, gpu.timings.total_s);
   }
 }
 

@@ -247,9 +247,12 @@ void CudaEngine<Scalar>::objectives_of_batch(const Eigen::MatrixXd& betas, std::
                                              std::size_t h) {
   upload_batch(betas, begin, count);
   Scalar* R = R_.reserve(n_ * count);
+  clock_.start(stream_);
   residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
   square_inplace(R, n_ * count, stream_);
+  clock_.residuals_done(stream_);
   select_thresholds(count, h - 1);
+  clock_.selection_done(stream_);
   trimmed_sums(R, n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)), objective_.reserve(count),
                below_.reserve(count), stream_);
 }
@@ -315,6 +318,7 @@ void CudaEngine<Scalar>::lts_objectives(const Eigen::MatrixXd& betas, std::size_
     objectives_of_batch(betas, begin, count, h);
     to_host(out.data() + begin, objective_.data(), count, stream_);
     RF_CUDA(cudaStreamSynchronize(stream_));
+    clock_.collect();
   });
 }
 
@@ -332,6 +336,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
     to_host(objective_before.data() + begin, objective_.data(), count, stream_);
     to_host(gram.data(), G_.data(), gram.size(), stream_);
     RF_CUDA(cudaStreamSynchronize(stream_));
+    clock_.collect();
     // From here on nothing allocates on the device: the batch cannot be retried half done.
     for (std::size_t c = 0; c < count; ++c) {
       const Eigen::Map<const Eigen::MatrixXd> G(gram.data() + c * q * q, static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
@@ -359,23 +364,31 @@ void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, b
     upload_batch(betas, begin, count);
     Scalar* R = R_.reserve(n_ * count);
     if (adjust_intercept) {
+      clock_.start(stream_);
       residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 1, B_.data(), count, R, stream_);
+      clock_.residuals_done(stream_);
       const std::size_t temp = sort_columns_temp_bytes<Scalar>(n_, count);
       sort_columns(R, sorted_.reserve(n_ * count), n_, count, sort_temp_.reserve(temp), temp, stream_);
       shortest_windows(sorted_.data(), n_, count, h, center_.reserve(count), half_.reserve(count), stream_);
+      clock_.selection_done(stream_);  // the sort and the window scan select the h-subsets
       std::vector<double> centers(count), halves(count);
       to_host(centers.data(), center_.data(), count, stream_);
       to_host(halves.data(), half_.data(), count, stream_);
       RF_CUDA(cudaStreamSynchronize(stream_));
+      clock_.collect();
       for (std::size_t c = 0; c < count; ++c) {
         betas(0, static_cast<Eigen::Index>(begin + c)) = centers[c];
         out[begin + c] = halves[c] * halves[c];
       }
     } else {
+      clock_.start(stream_);
       residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
       square_inplace(R, n_ * count, stream_);
+      clock_.residuals_done(stream_);
       select_thresholds(count, h - 1);
+      clock_.selection_done(stream_);
       download_as_double(out.data() + begin, t_.data(), count, stream_);
+      clock_.collect();  // download_as_double synchronises
     }
   });
 }

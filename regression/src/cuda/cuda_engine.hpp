@@ -16,6 +16,7 @@
 
 #include "design_matrix.hpp"
 #include "device_array.hpp"
+#include "kernel_clock.hpp"
 #include "engine.hpp"
 #include "robustfit/selection/algorithm.hpp"
 #include "robustfit/selection/cuda/workspace.hpp"
@@ -47,6 +48,9 @@ class CudaEngine final : public detail::Engine {
   void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
                       std::span<double> out) override;
   std::unique_ptr<detail::Engine> restrict_to(std::span<const std::size_t> rows) const override;
+  std::optional<detail::KernelTimes> kernel_times() const override {
+    return detail::KernelTimes{clock_.residuals_s(), clock_.selection_s()};
+  }
 
   // The device memory a batch of candidates may take; it shrinks when a batch meets a device
   // out-of-memory (tests watch it).
@@ -74,6 +78,7 @@ class CudaEngine final : public detail::Engine {
   const detail::ModelData& data_;                   // host X and y (not copied)
   std::size_t n_, p_;
   selection::Algorithm selection_;
+  KernelClock clock_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   std::size_t budget_bytes_ = 0;

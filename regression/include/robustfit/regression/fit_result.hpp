@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "robustfit/regression/options.hpp"
 
 namespace robustfit::regression {
@@ -16,6 +18,9 @@ struct PhaseTimings {
   double csteps_s = 0;      // C-steps (LTS) / Chebyshev refinement (LMS)
   double finish_s = 0;      // final fit, scale, reweighting, diagnostics
   double total_s = 0;
+  // CUDA engine only, device time inside subsets/objectives/C-steps on the full data: the
+  // residual GEMMs (with squaring) and the order-statistic selections.
+  std::optional<double> residuals_s, selection_s;
 };
 
 struct FitResult {
