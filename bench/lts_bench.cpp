@@ -93,21 +93,16 @@ int main(int argc, char** argv) {
       robustfit::regression::FitResult fit;
       for (int r = 0; r < runs; ++r) {
         const auto start = std::chrono::steady_clock::now();
-        if (method_value == robustfit::regression::Method::lms) {
-          robustfit::regression::LmsOptions options;
+        const auto configured = [&](auto options) {  // LtsOptions or LmsOptions
           options.backend = backend_value;
           options.selection = selection_value;
           options.precision = precision_value;
           if (subsets) options.subsets = subsets;
-          fit = robustfit::regression::fit_lms(scenario.X, scenario.y, options);
-        } else {
-          robustfit::regression::LtsOptions options;
-          options.backend = backend_value;
-          options.selection = selection_value;
-          options.precision = precision_value;
-          if (subsets) options.subsets = subsets;
-          fit = robustfit::regression::fit_lts(scenario.X, scenario.y, options);
-        }
+          return options;
+        };
+        fit = method_value == robustfit::regression::Method::lms
+                  ? robustfit::regression::fit_lms(scenario.X, scenario.y, configured(robustfit::regression::LmsOptions{}))
+                  : robustfit::regression::fit_lts(scenario.X, scenario.y, configured(robustfit::regression::LtsOptions{}));
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       }
       std::sort(times.begin(), times.end());

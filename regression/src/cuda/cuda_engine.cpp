@@ -243,17 +243,22 @@ void CudaEngine<Scalar>::select_thresholds(std::size_t count, std::size_t k) {
 }
 
 template <class Scalar>
-void CudaEngine<Scalar>::objectives_of_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count,
-                                             std::size_t h) {
-  upload_batch(betas, begin, count);
+void CudaEngine<Scalar>::squares_and_thresholds(std::size_t count, std::size_t k) {
   Scalar* R = R_.reserve(n_ * count);
   clock_.start(stream_);
   residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
   square_inplace(R, n_ * count, stream_);
   clock_.residuals_done(stream_);
-  select_thresholds(count, h - 1);
+  select_thresholds(count, k);
   clock_.selection_done(stream_);
-  trimmed_sums(R, n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)), objective_.reserve(count),
+}
+
+template <class Scalar>
+void CudaEngine<Scalar>::objectives_of_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count,
+                                             std::size_t h) {
+  upload_batch(betas, begin, count);
+  squares_and_thresholds(count, h - 1);
+  trimmed_sums(R_.data(), n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)), objective_.reserve(count),
                below_.reserve(count), stream_);
 }
 
@@ -362,8 +367,8 @@ void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, b
                                         std::span<double> out) {
   for_each_batch(static_cast<std::size_t>(betas.cols()), adjust_intercept ? 2 : 1, [&](std::size_t begin, std::size_t count) {
     upload_batch(betas, begin, count);
-    Scalar* R = R_.reserve(n_ * count);
     if (adjust_intercept) {
+      Scalar* R = R_.reserve(n_ * count);
       clock_.start(stream_);
       residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 1, B_.data(), count, R, stream_);
       clock_.residuals_done(stream_);
@@ -381,12 +386,7 @@ void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, b
         out[begin + c] = halves[c] * halves[c];
       }
     } else {
-      clock_.start(stream_);
-      residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
-      square_inplace(R, n_ * count, stream_);
-      clock_.residuals_done(stream_);
-      select_thresholds(count, h - 1);
-      clock_.selection_done(stream_);
+      squares_and_thresholds(count, h - 1);
       download_as_double(out.data() + begin, t_.data(), count, stream_);
       clock_.collect();  // download_as_double synchronises
     }

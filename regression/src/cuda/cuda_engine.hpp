@@ -72,6 +72,8 @@ class CudaEngine final : public detail::Engine {
   // smallest) into t_, trimmed sums into objective_ and below_ (all on the device).
   void objectives_of_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count, std::size_t h);
   void select_thresholds(std::size_t count, std::size_t k);
+  // R_ = squared residuals of the uploaded batch (B_), t_ = the k-th smallest of each column.
+  void squares_and_thresholds(std::size_t count, std::size_t k);
   void upload_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count);
 
   std::unique_ptr<const detail::ModelData> owned_;  // set when the engine owns its data

@@ -18,7 +18,6 @@
 // Extra memory: n bucket ids (uint16), two vectors of up to n values, CUB sort scratch.
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda/functional>
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 
 #include "algorithms.cuh"
 #include "seed_common.cuh"
+#include "sort_values.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -237,12 +237,7 @@ class BucketMultiSelect {
       to_sort = compacted;
     }
     const std::size_t sort_n = sort_all ? n_ : reduced;
-    std::size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, to_sort, sorted, sort_n, 0,
-                                              static_cast<int>(sizeof(T) * 8), stream_));
-    void* temp = workspace_.device(kSlotMulti + 5, temp_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, to_sort, sorted, sort_n, 0,
-                                              static_cast<int>(sizeof(T) * 8), stream_));
+    sort_values(to_sort, sorted, sort_n, workspace_, kSlotMulti + 5, stream_);
 
     // Read every rank that is not an equality bucket's from the sorted vector.
     unsigned long long* positions = workspace_.host_as<unsigned long long>(kSlotMulti + 2, count);

@@ -26,7 +26,6 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda/functional>
 
 #include <cmath>
@@ -34,6 +33,7 @@
 
 #include "algorithms.cuh"
 #include "seed_common.cuh"
+#include "sort_values.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -350,12 +350,7 @@ class BucketSelect {
     gather_k_bucket<T><<<streaming_grid(current_n, kThreads, 1, kBlocksPerSm), kThreads, 0, stream_>>>(
         current, current_n, lo, hi, unused, false, state_, compacted);
     CUDA_CHECK_LAUNCH();
-    std::size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, compacted, sorted, candidates, 0,
-                                               static_cast<int>(sizeof(T) * 8), stream_));
-    void* temp = workspace_.device(kSlotBucket + 3, temp_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, compacted, sorted, candidates, 0,
-                                               static_cast<int>(sizeof(T) * 8), stream_));
+    sort_values(compacted, sorted, candidates, workspace_, kSlotBucket + 3, stream_);
     T* host_value = workspace_.host_as<T>(kSlotBucket + 1, 1);
     CUDA_CHECK(cudaMemcpyAsync(host_value, sorted + rank, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));

@@ -13,12 +13,12 @@
 // Extra memory: n one-byte oracles, two candidate vectors of up to n values (in practice ~n/100).
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_radix_sort.cuh>
 
 #include <limits>
 
 #include "algorithms.cuh"
 #include "seed_common.cuh"
+#include "sort_values.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -222,12 +222,7 @@ class SampleSelect {
   // longer needed, holds CUB's scratch).
   T sort_candidates(const T* current, std::size_t count, unsigned long long rank) {
     T* sorted = current == buffer(0) ? buffer(1) : buffer(0);
-    std::size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, current, sorted, count, 0,
-                                              static_cast<int>(sizeof(T) * 8), stream_));
-    void* temp = workspace_.device(kSlotSample + 1, temp_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, current, sorted, count, 0,
-                                              static_cast<int>(sizeof(T) * 8), stream_));
+    sort_values(current, sorted, count, workspace_, kSlotSample + 1, stream_);
     CUDA_CHECK(cudaMemcpyAsync(&state_->value, sorted + rank, sizeof(T), cudaMemcpyDeviceToDevice, stream_));
     return fetch_state().value;
   }

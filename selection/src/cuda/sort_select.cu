@@ -9,6 +9,7 @@
 #include "algorithms.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
+#include "sort_values.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -37,13 +38,8 @@ __global__ void pick_ends_and_ranks(const T* sorted, std::size_t n, const std::s
 
 template <class T>
 const T* sort_copy(const T* d_values, std::size_t n, Workspace& workspace, cudaStream_t stream) {
-  std::size_t temp_bytes = 0;
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, d_values, static_cast<T*>(nullptr),
-                                            n, 0, int(sizeof(T) * 8), stream));
-  void* d_temp = workspace.device(kSlotTemp, temp_bytes);
   T* d_sorted = workspace.device_as<T>(kSlotSorted, n);
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_values, d_sorted, n, 0,
-                                            int(sizeof(T) * 8), stream));
+  sort_values(d_values, d_sorted, n, workspace, kSlotTemp, stream);
   return d_sorted;
 }
 
