@@ -60,7 +60,7 @@ constexpr std::array<std::string_view, kAll.size()> kNames = {
     "signed_zeros_and_infs",
 };
 
-// Parameters of the seed 004 mixtures (the paper's text lost them; these are our choices).
+// Parameters of Beliakov's mixtures (the paper's text lost them; these are our choices).
 constexpr double kOutlierShift = 10.0;       // mean of the outlying normal component
 constexpr double kWideSigma = 10.0;          // sigma of the "wider normal"
 constexpr double kTwoThirds = 2.0 / 3.0;     // "66.6% / 33.3%"

@@ -16,19 +16,19 @@ enum class Distribution {
   half_normal,              // |N(0,1)|
   beta_2_5,                 // Beta(2,5)
   cauchy,                   // standard Cauchy (heavy tails)
-  mixture_normal_66_33,     // seed 004 mixture 1: 66.6% N(0,1), 33.3% N(10,1)
-  mixture_normal_50_50,     // seed 004 mixture 2: 50% N(0,1), 50% N(10,1)
-  half_normal_10pct_ten,    // seed 004 mixture 3: 90% |N(0,1)|, 10% exactly 10
-  half_normal_wide_66_33,   // seed 004 mixture 4: 66.6% |N(0,1)|, 33.3% N(0,10^2)
-  half_normal_wide_50_50,   // seed 004 mixture 5: 50% |N(0,1)|, 50% N(0,10^2)
+  mixture_normal_66_33,     // Beliakov mixture 1: 66.6% N(0,1), 33.3% N(10,1)
+  mixture_normal_50_50,     // Beliakov mixture 2: 50% N(0,1), 50% N(10,1)
+  half_normal_10pct_ten,    // Beliakov mixture 3: 90% |N(0,1)|, 10% exactly 10
+  half_normal_wide_66_33,   // Beliakov mixture 4: 66.6% |N(0,1)|, 33.3% N(0,10^2)
+  half_normal_wide_50_50,   // Beliakov mixture 5: 50% |N(0,1)|, 50% N(0,10^2)
   few_huge,                 // N(0,1) with a few (<= 3) values ~1e30
   distinct_d,               // uniform over `distinct` values 0, 1, ..., d-1
   all_equal,                // every value 1
   two_values_95,            // {1, 2}: exactly n - floor(n/20) ones, shuffled
   sorted,                   // U(0,1) ascending
   reverse_sorted,           // U(0,1) descending
-  bucket_killer,            // seed 001: 2^p for p = -32..32 plus n-65 values just above 2^-32
-  near_zero_doubles,        // +-m * denorm_min, m < 2^24: subnormal/tiny range (seed 001)
+  bucket_killer,            // Alabi et al.: 2^p for p = -32..32 plus n-65 values just above 2^-32
+  near_zero_doubles,        // +-m * denorm_min, m < 2^24: subnormal/tiny range (Alabi et al.)
   signed_zeros_and_infs,    // N(0,1) with ~10% +0, ~10% -0, ~5% +inf, ~5% -inf
 };
 
