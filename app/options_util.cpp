@@ -64,8 +64,7 @@ std::uint64_t parse_integer(const std::string& option, const std::string& text, 
   // from_chars takes digits only: no sign, no spaces, no "0x"; the whole text must be used.
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (error == std::errc::result_out_of_range)
-    throw UsageError("--" + option + ": '" + text + "' is too large (expected " + expected + ", at most " +
-                     std::to_string(max) + ")");
+    throw UsageError("--" + option + ": '" + text + "' is too large (at most " + std::to_string(max) + ")");
   if (error != std::errc() || stop != end || value < min || value > max) reject(option, text, expected);
   return value;
 }

@@ -63,14 +63,16 @@ struct RankRequest {
   std::size_t count() const { return median ? 1 : ks.size() + quantiles.size(); }
 };
 
-RankRequest parse_rank_request(const SelectArguments& a) {
-  const int modes = !a.ks.empty() + !a.quantiles.empty() + a.median + !a.percentiles.empty();
-  if (modes != 1) throw UsageError("select: give exactly one of --k, --quantile, --median, --percentiles");
+// Given options count, empty text included: "--k ''" is a bad list, not a missing option.
+RankRequest parse_rank_request(const SelectArguments& a, const po::variables_map& vm) {
+  const bool ks = vm.count("k") > 0, quantiles = vm.count("quantile") > 0, percentiles = vm.count("percentiles") > 0;
+  if (ks + quantiles + a.median + percentiles != 1)
+    throw UsageError("select: give exactly one of --k, --quantile, --median, --percentiles");
   RankRequest request;
   request.median = a.median;
-  if (!a.ks.empty()) request.ks = parse_integer_list("k", a.ks, 1);
-  if (!a.quantiles.empty()) request.quantiles = parse_number_list("quantile", a.quantiles, 0, 1);
-  if (!a.percentiles.empty()) {
+  if (ks) request.ks = parse_integer_list("k", a.ks, 1);
+  if (quantiles) request.quantiles = parse_number_list("quantile", a.quantiles, 0, 1);
+  if (percentiles) {
     const std::uint64_t count = parse_integer("percentiles", a.percentiles, 2, 1000000);
     for (std::uint64_t i = 0; i < count; ++i)
       request.quantiles.push_back(static_cast<double>(i) / static_cast<double>(count - 1));
@@ -114,7 +116,7 @@ int run_select(const std::vector<std::string>& args) {
   }
   if (a.data_file.empty()) throw UsageError("select: no data file given (usage: robust-fit select DATA.csv --column NAME ...)");
   if (a.column.empty()) throw UsageError("select: --column is required");
-  const RankRequest request = parse_rank_request(a);
+  const RankRequest request = parse_rank_request(a, vm);
   const OutputFormat format = parse_output_format(a.output);
   const auto use = request.count() == 1 ? selection::Use::single : selection::Use::many;
   const BackendChoice choice = choose_backend(a.backend, "algorithm", a.algorithm, use, selection::cuda_available(),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <ostream>
 
 #include "gpu_skip.hpp"
 #include "regression/src/cpu_engine.hpp"
@@ -35,6 +36,8 @@ struct Case {
   const char* name;
   const char* response;
 };
+// Readable in test listings and failures (GoogleTest would print the two pointers' bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name << " (response " << c.response << ")"; }
 
 class CudaEngineOnDatasets : public ::testing::TestWithParam<Case> {};
 
