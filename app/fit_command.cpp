@@ -2,6 +2,7 @@
 #include <iostream>
 #include <optional>
 
+#include "backend_choice.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "fit_report.hpp"
@@ -9,6 +10,7 @@
 #include "robustfit/data/csv.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/estimators.hpp"
+#include "robustfit/selection/gpu.hpp"
 
 namespace po = boost::program_options;
 
@@ -44,6 +46,7 @@ Options)";
 
 struct FitArguments {
   std::string data_file, response, predictors, method, backend, selection, precision, output, residuals;
+  std::string alpha_text, h_text, subsets_text, seed_text;  // numbers as typed: parse_integer / parse_number
   double alpha = 0.5;
   std::optional<std::size_t> h, subsets;
   std::uint64_t seed = 0;
@@ -58,13 +61,14 @@ po::options_description fit_options(FitArguments& a) {
     ("response,y", po::value(&a.response), "name of the response column (required)")
     ("predictors,x", po::value(&a.predictors), "comma-separated predictor columns (default: every other column)")
     ("method,m", po::value(&a.method)->default_value("lts"), "lts | lms | ls")
-    ("alpha", po::value(&a.alpha)->default_value(0.5), "LTS: fraction of the data the fit covers, in [0.5, 1]; h = h.alpha.n(alpha, n, p)")
-    ("h", po::value<std::size_t>(), "coverage h: the number of smallest squared residuals the criterion uses (overrides --alpha)")
-    ("subsets", po::value<std::size_t>(), "number of random elemental subsets (LTS default 500; LMS see above)")
-    ("seed", po::value(&a.seed)->default_value(0), "seed of the subset draws; the same seed gives the same fit")
+    ("alpha", po::value(&a.alpha_text)->default_value("0.5"), "LTS: fraction of the data the fit covers, in [0.5, 1]; h = h.alpha.n(alpha, n, p)")
+    ("h", po::value(&a.h_text), "coverage h >= 1: the number of smallest squared residuals the criterion uses (overrides --alpha)")
+    ("subsets", po::value(&a.subsets_text), "number of random elemental subsets, >= 1 (LTS default 500; LMS see above)")
+    ("seed", po::value(&a.seed_text)->default_value("0"), "seed of the subset draws, an integer >= 0; the same seed gives the same fit")
     ("no-intercept", po::bool_switch(&a.no_intercept), "fit without the constant term")
-    ("backend", po::value(&a.backend)->default_value("auto"), "auto | cpu | cuda (auto: CUDA when a GPU is usable)")
-    ("selection", po::value(&a.selection)->default_value("auto"), "order-statistic algorithm inside the fit (CUDA: sort, cutting-plane, bucket, radix, sample, floyd-rivest)")
+    ("backend", po::value(&a.backend)->default_value("auto"), backend_help().c_str())
+    ("selection", po::value(&a.selection)->default_value("auto"),
+     ("order-statistic algorithm inside the fit: " + algorithm_help(selection::Use::batched)).c_str())
     ("precision", po::value(&a.precision)->default_value("double"), "double | float (float: CUDA engine only, see above)")
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("residuals", po::value(&a.residuals), "write per-row fitted values, residuals, weights and outlier flags to this CSV")
@@ -124,21 +128,28 @@ int run_fit(const std::vector<std::string>& args) {
   }
   if (a.data_file.empty()) throw UsageError("fit: no data file given (usage: robust-fit fit DATA.csv --response NAME)");
   if (a.response.empty()) throw UsageError("fit: --response is required (the name of the response column)");
-  if (vm.count("h")) a.h = vm["h"].as<std::size_t>();
-  if (vm.count("subsets")) a.subsets = vm["subsets"].as<std::size_t>();
+  a.alpha = parse_number("alpha", a.alpha_text, 0.5, 1);
+  if (vm.count("h")) a.h = parse_integer("h", a.h_text, 1);
+  if (vm.count("subsets")) a.subsets = parse_integer("subsets", a.subsets_text, 1);
+  a.seed = parse_integer("seed", a.seed_text);
   const auto method = parse_or_usage<regression::Method>("method", a.method, regression::parse_method);
-  const auto backend = parse_or_usage<regression::Backend>("backend", a.backend, regression::parse_backend);
-  const auto selection = parse_or_usage<selection::Algorithm>("selection", a.selection, selection::parse_algorithm);
   const auto precision = parse_or_usage<regression::Precision>("precision", a.precision, regression::parse_precision);
-  if (precision == regression::Precision::single_precision && backend == regression::Backend::cpu)
+  // The engines select one rank per candidate: the table's batched use. LS runs on the CPU
+  // whatever the backend: only the names and the table are checked for it, not the device.
+  const bool cuda_usable = method == regression::Method::ls || regression::cuda_backend_available();
+  const BackendChoice choice = choose_backend(a.backend, "selection", a.selection, selection::Use::batched,
+                                              cuda_usable, selection::cuda_device_description());
+  if (precision == regression::Precision::single_precision && a.backend == "cpu")
     throw UsageError("--precision float applies to the CUDA backend only; the CPU backend computes in double "
                      "(use --backend cuda or auto, or --precision double)");
   if (precision == regression::Precision::single_precision && method == regression::Method::ls)
     throw UsageError("--precision float applies to LTS and LMS on the CUDA backend; LS is computed in double");
+  if (precision == regression::Precision::single_precision && choice.backend != regression::Backend::cuda)
+    throw UsageError("--precision float needs the CUDA backend" +
+                     (regression::cuda_backend_available()
+                          ? ", but --selection " + a.selection + " runs on the CPU backend only"
+                          : ", which is not available: " + selection::cuda_device_description()));
   const OutputFormat format = parse_output_format(a.output);
-  if (!(a.alpha >= 0.5 && a.alpha <= 1)) throw UsageError("--alpha must lie in [0.5, 1], got " + std::to_string(a.alpha));
-  if (a.subsets && *a.subsets == 0) throw UsageError("--subsets must be at least 1");
-  if (a.h && *a.h == 0) throw UsageError("--h must be at least 1");
 
   const data::Table table = data::read_csv(a.data_file);
   data::DesignOptions design_options;
@@ -155,7 +166,7 @@ int run_fit(const std::vector<std::string>& args) {
     throw data::DataError(a.data_file + ": " + e.what());
   }
 
-  const regression::FitResult result = fit(design, a, method, backend, selection, precision);
+  const regression::FitResult result = fit(design, a, method, choice.backend, choice.algorithm, precision);
   const FitContext context{a.data_file, &design, a.alpha, a.seed};
   if (format == OutputFormat::json)
     print_fit_json(std::cout, result, context);

@@ -1,5 +1,9 @@
 #include "options_util.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
 #include "cli_error.hpp"
 
 namespace po = boost::program_options;
@@ -35,6 +39,56 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
     begin = end + 1;
   }
   return items;
+}
+
+namespace {
+
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  return text;
+}
+
+[[noreturn]] void reject(const std::string& option, const std::string& text, const std::string& expected) {
+  throw UsageError("--" + option + ": '" + text + "' is not " + expected);
+}
+
+}  // namespace
+
+std::uint64_t parse_integer(const std::string& option, const std::string& text, std::uint64_t min, std::uint64_t max) {
+  const std::string expected = max == std::numeric_limits<std::uint64_t>::max()
+                                   ? "an integer >= " + std::to_string(min)
+                                   : "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  // from_chars takes digits only: no sign, no spaces, no "0x"; the whole text must be used.
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error == std::errc::result_out_of_range)
+    throw UsageError("--" + option + ": '" + text + "' is too large (at most " + std::to_string(max) + ")");
+  if (error != std::errc() || stop != end || value < min || value > max) reject(option, text, expected);
+  return value;
+}
+
+double parse_number(const std::string& option, const std::string& text, double min, double max) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  // Text beyond double's range (1e999) is an error; NaN and infinities fail the range test.
+  if (error != std::errc() || stop != end || !(value >= min && value <= max))
+    reject(option, text, "a number in [" + shortest(min) + ", " + shortest(max) + "]");
+  return value;
+}
+
+std::vector<std::uint64_t> parse_integer_list(const std::string& option, const std::string& text, std::uint64_t min) {
+  std::vector<std::uint64_t> values;
+  for (const auto& item : split_list(text, option)) values.push_back(parse_integer(option, item, min));
+  return values;
+}
+
+std::vector<double> parse_number_list(const std::string& option, const std::string& text, double min, double max) {
+  std::vector<double> values;
+  for (const auto& item : split_list(text, option)) values.push_back(parse_number(option, item, min, max));
+  return values;
 }
 
 OutputFormat parse_output_format(const std::string& text) {

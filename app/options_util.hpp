@@ -1,6 +1,8 @@
 #pragma once
 // Small helpers shared by the subcommands' option parsing.
 #include <boost/program_options.hpp>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,19 @@ boost::program_options::variables_map parse_command_line(
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are a UsageError naming `option`.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);
+
+// Numeric option values. The whole text must be the number (no sign, no spaces, no suffix):
+// Boost's own conversion would turn "-3" into a huge unsigned value. Every error is a
+// UsageError that repeats the text exactly as typed and says what was expected, e.g.
+// "--h: '-2' is not an integer >= 1". `option` is the name without dashes.
+std::uint64_t parse_integer(const std::string& option, const std::string& text, std::uint64_t min = 0,
+                            std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
+// A finite decimal number in [min, max]: "--alpha: '0.3' is not a number in [0.5, 1]".
+double parse_number(const std::string& option, const std::string& text, double min, double max);
+// Comma-separated lists of the same (split_list, then each item as above).
+std::vector<std::uint64_t> parse_integer_list(const std::string& option, const std::string& text,
+                                              std::uint64_t min = 0);
+std::vector<double> parse_number_list(const std::string& option, const std::string& text, double min, double max);
 
 // Output formats of every subcommand.
 enum class OutputFormat { table, json };

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "backend_choice.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "options_util.hpp"
@@ -28,9 +29,8 @@ minimum and k = n the maximum. A quantile q in [0, 1] is the order statistic k =
 Options)";
 
 struct SelectArguments {
-  std::string data_file, column, ks, quantiles, algorithm, backend, output;
+  std::string data_file, column, ks, quantiles, percentiles, algorithm, backend, output;
   bool median = false, drop_missing = false;
-  std::size_t percentiles = 0;
 };
 
 po::options_description select_options(SelectArguments& a) {
@@ -42,10 +42,9 @@ po::options_description select_options(SelectArguments& a) {
     ("k", po::value(&a.ks), "comma-separated ranks, 1-based (1 = minimum, n = maximum)")
     ("quantile,q", po::value(&a.quantiles), "comma-separated probabilities in [0, 1]")
     ("median", po::bool_switch(&a.median), "the median (lower median for even n)")
-    ("percentiles", po::value(&a.percentiles), "N evenly spaced quantiles from 0 to 1 (N >= 2)")
-    ("algorithm,a", po::value(&a.algorithm)->default_value("auto"),
-     "auto | sort | nth-element (CPU and CUDA); cutting-plane | bucket | radix | sample | floyd-rivest | multi (CUDA)")
-    ("backend", po::value(&a.backend)->default_value("auto"), "auto | cpu | cuda (auto: CUDA when a GPU is usable)")
+    ("percentiles", po::value(&a.percentiles), "N evenly spaced quantiles from 0 to 1 (2 <= N <= 1000000)")
+    ("algorithm,a", po::value(&a.algorithm)->default_value("auto"), algorithm_help(selection::Use::many).c_str())
+    ("backend", po::value(&a.backend)->default_value("auto"), backend_help().c_str())
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop missing, NaN or Inf cells (default: error)");
   return options;
@@ -55,52 +54,44 @@ std::size_t quantile_rank(double q, std::size_t n) {
   return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(q * static_cast<double>(n))));
 }
 
-// 1-based ranks requested, checked against n.
-std::vector<std::size_t> requested_ranks(const SelectArguments& a, std::size_t n) {
-  const int modes = !a.ks.empty() + !a.quantiles.empty() + a.median + (a.percentiles > 0);
-  if (modes != 1) throw UsageError("select: give exactly one of --k, --quantile, --median, --percentiles");
-  std::vector<std::size_t> ranks;
-  if (!a.ks.empty()) {
-    for (const auto& item : split_list(a.ks, "k")) {
-      std::size_t used = 0;
-      long long k = 0;
-      try {
-        k = std::stoll(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != item.size()) throw UsageError("--k: '" + item + "' is not an integer");
-      if (k < 1 || static_cast<unsigned long long>(k) > n)
-        throw UsageError("--k: rank " + item + " is out of range: the column has " + std::to_string(n) +
-                         " values, so k must lie in [1, " + std::to_string(n) + "]");
-      ranks.push_back(static_cast<std::size_t>(k));
-    }
-  } else if (!a.quantiles.empty()) {
-    for (const auto& item : split_list(a.quantiles, "quantile")) {
-      std::size_t used = 0;
-      double q = -1;
-      try {
-        q = std::stod(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != item.size() || !(q >= 0 && q <= 1))
-        throw UsageError("--quantile: '" + item + "' is not a probability in [0, 1]");
-      ranks.push_back(quantile_rank(q, n));
-    }
-  } else if (a.median) {
-    ranks.push_back((n + 1) / 2);
-  } else {
-    if (a.percentiles < 2) throw UsageError("--percentiles must be at least 2");
-    for (std::size_t i = 0; i < a.percentiles; ++i)
-      ranks.push_back(quantile_rank(static_cast<double>(i) / static_cast<double>(a.percentiles - 1), n));
+// The ranks asked for, as parsed from the command line before the data are read: explicit
+// 1-based ranks, or probabilities that become ranks once n is known.
+struct RankRequest {
+  std::vector<std::uint64_t> ks;
+  std::vector<double> quantiles;
+  bool median = false;
+  std::size_t count() const { return median ? 1 : ks.size() + quantiles.size(); }
+};
+
+// Given options count, empty text included: "--k ''" is a bad list, not a missing option.
+RankRequest parse_rank_request(const SelectArguments& a, const po::variables_map& vm) {
+  const bool ks = vm.count("k") > 0, quantiles = vm.count("quantile") > 0, percentiles = vm.count("percentiles") > 0;
+  if (ks + quantiles + a.median + percentiles != 1)
+    throw UsageError("select: give exactly one of --k, --quantile, --median, --percentiles");
+  RankRequest request;
+  request.median = a.median;
+  if (ks) request.ks = parse_integer_list("k", a.ks, 1);
+  if (quantiles) request.quantiles = parse_number_list("quantile", a.quantiles, 0, 1);
+  if (percentiles) {
+    const std::uint64_t count = parse_integer("percentiles", a.percentiles, 2, 1000000);
+    for (std::uint64_t i = 0; i < count; ++i)
+      request.quantiles.push_back(static_cast<double>(i) / static_cast<double>(count - 1));
   }
-  return ranks;
+  return request;
 }
 
-bool cpu_offers(selection::Algorithm algorithm) {
-  return algorithm == selection::Algorithm::automatic || algorithm == selection::Algorithm::nth_element ||
-         algorithm == selection::Algorithm::sort;
+// 1-based ranks for a column of n values; explicit ranks above n are a UsageError.
+std::vector<std::size_t> ranks_for(const RankRequest& request, std::size_t n) {
+  if (request.median) return {(n + 1) / 2};
+  std::vector<std::size_t> ranks;
+  for (std::uint64_t k : request.ks) {
+    if (k > n)
+      throw UsageError("--k: rank " + std::to_string(k) + " is out of range: the column has " + std::to_string(n) +
+                       " values, so k must lie in [1, " + std::to_string(n) + "]");
+    ranks.push_back(static_cast<std::size_t>(k));
+  }
+  for (double q : request.quantiles) ranks.push_back(quantile_rank(q, n));
+  return ranks;
 }
 
 std::vector<double> select_on_cpu(const std::vector<double>& values, const std::vector<std::size_t>& ks,
@@ -125,21 +116,13 @@ int run_select(const std::vector<std::string>& args) {
   }
   if (a.data_file.empty()) throw UsageError("select: no data file given (usage: robust-fit select DATA.csv --column NAME ...)");
   if (a.column.empty()) throw UsageError("select: --column is required");
-  selection::Algorithm algorithm;
-  try {
-    algorithm = selection::parse_algorithm(a.algorithm);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--algorithm: ") + e.what());
-  }
-  if (a.backend != "auto" && a.backend != "cpu" && a.backend != "cuda")
-    throw UsageError("--backend: unknown backend '" + a.backend + "' (expected auto, cpu or cuda)");
+  const RankRequest request = parse_rank_request(a, vm);
   const OutputFormat format = parse_output_format(a.output);
-  const bool cuda = a.backend == "cuda" || (a.backend == "auto" && selection::cuda_available());
-  if (a.backend == "cuda" && !selection::cuda_available())
-    throw UsageError("--backend cuda: the CUDA backend is not available: " + selection::cuda_device_description());
-  if (!cuda && !cpu_offers(algorithm))
-    throw UsageError("--algorithm " + a.algorithm + " runs on the CUDA backend only; the CPU backend offers auto, sort and nth-element" +
-                     (a.backend == "auto" ? " (no CUDA device: " + selection::cuda_device_description() + ")" : std::string()));
+  const auto use = request.count() == 1 ? selection::Use::single : selection::Use::many;
+  const BackendChoice choice = choose_backend(a.backend, "algorithm", a.algorithm, use, selection::cuda_available(),
+                                              selection::cuda_device_description());
+  const selection::Algorithm algorithm = choice.algorithm;
+  const bool cuda = choice.backend == selection::Backend::cuda;
 
   const data::Table table = data::read_csv(a.data_file);
   const data::ColumnData column = data::numeric_column(table, a.column, a.drop_missing);
@@ -147,7 +130,7 @@ int run_select(const std::vector<std::string>& args) {
   if (column.dropped_rows > 0)
     std::cerr << "robust-fit: note: dropped " << column.dropped_rows << " missing or non-finite cells (--drop-missing)\n";
   const std::size_t n = column.values.size();
-  const std::vector<std::size_t> ranks = requested_ranks(a, n);
+  const std::vector<std::size_t> ranks = ranks_for(request, n);
   std::vector<std::size_t> zero_based;
   for (std::size_t k : ranks) zero_based.push_back(k - 1);
   const std::vector<double> values =

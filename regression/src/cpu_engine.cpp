@@ -6,15 +6,59 @@
 
 #include "least_squares.hpp"
 #include "parallel.hpp"
+#include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
 
-CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y)
-    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), X_rows_(row_major(X_)), y_(own_y_) {}
+namespace {
 
-CpuEngine::CpuEngine(const ModelData& data) : X_(data.X), X_rows_(row_major(data.X)), y_(data.y) {}
+// True for sort & choose; checks `selection` against the capability table's CPU cell.
+bool sorts(selection::Algorithm selection) {
+  selection::require_offered(selection::Backend::cpu, selection::Use::batched, selection);
+  return selection == selection::Algorithm::sort;
+}
+
+// Sort & choose twins of trimmed_sum_inplace and smallest_h: the same results (the h-subset
+// and its objective exactly; the trimmed sum up to summation order) by a full sort.
+double trimmed_sum_by_sort(std::span<double> squares, std::size_t h) {
+  selection::require_no_nan<double>(squares);
+  std::sort(squares.begin(), squares.end());
+  double sum = 0;
+  for (std::size_t i = 0; i < h; ++i) sum += squares[i];
+  return sum;
+}
+
+HSubset smallest_h_by_sort(const Eigen::VectorXd& residuals, std::size_t h) {
+  std::vector<double> squares(static_cast<std::size_t>(residuals.size()));
+  Eigen::Map<Eigen::VectorXd>(squares.data(), residuals.size()) = residuals.array().square().matrix();
+  selection::require_no_nan<double>(squares);
+  std::vector<std::size_t> order(squares.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Stable: rows tied with the h-th smallest square are taken in row order, as smallest_h does.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return squares[a] < squares[b]; });
+  HSubset subset;
+  subset.rows.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(h));
+  std::sort(subset.rows.begin(), subset.rows.end());
+  for (std::size_t i : subset.rows) subset.objective += squares[i];
+  return subset;
+}
+
+double kth_smallest_by_sort(std::span<double> values, std::size_t k) {
+  selection::require_no_nan<double>(values);
+  std::sort(values.begin(), values.end());
+  return values[k];
+}
+
+}  // namespace
+
+CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection)
+    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), X_rows_(row_major(X_)), y_(own_y_),
+      sort_(sorts(selection)) {}
+
+CpuEngine::CpuEngine(const ModelData& data, selection::Algorithm selection)
+    : X_(data.X), X_rows_(row_major(data.X)), y_(data.y), sort_(sorts(selection)) {}
 
 CpuEngine::RowMajorMatrix CpuEngine::row_major(const Eigen::MatrixXd& X) {
   RowMajorMatrix rows(X.rows(), X.cols());
@@ -74,7 +118,7 @@ void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std:
   std::vector<std::vector<double>> scratch(worker_count(static_cast<std::size_t>(betas.cols())));
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned w, std::size_t j) {
     squared_residuals(betas.col(static_cast<Eigen::Index>(j)), scratch[w]);
-    out[j] = trimmed_sum_inplace(scratch[w], h);
+    out[j] = sort_ ? trimmed_sum_by_sort(scratch[w], h) : trimmed_sum_inplace(scratch[w], h);
   });
 }
 
@@ -82,7 +126,7 @@ void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> 
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned, std::size_t j) {
     const auto col = static_cast<Eigen::Index>(j);
     const Eigen::VectorXd residuals = y_ - X_ * betas.col(col);
-    const HSubset subset = smallest_h(residuals, h);
+    const HSubset subset = sort_ ? smallest_h_by_sort(residuals, h) : smallest_h(residuals, h);
     objective_before[j] = subset.objective;
     if (auto beta = refit(subset.rows)) betas.col(col) = *beta;
   });
@@ -105,7 +149,8 @@ void CpuEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjus
     } else {
       r.noalias() = y_ - X_ * betas.col(col);
       r.array() = r.array().square();
-      out[j] = selection::kth_smallest_inplace(std::span<double>(values), h - 1);
+      out[j] = sort_ ? kth_smallest_by_sort(values, h - 1)
+                     : selection::kth_smallest_inplace(std::span<double>(values), h - 1);
     }
   });
 }
@@ -117,7 +162,8 @@ std::unique_ptr<Engine> CpuEngine::restrict_to(std::span<const std::size_t> rows
     X.row(static_cast<Eigen::Index>(i)) = X_.row(static_cast<Eigen::Index>(rows[i]));
     y(static_cast<Eigen::Index>(i)) = y_(static_cast<Eigen::Index>(rows[i]));
   }
-  return std::make_unique<CpuEngine>(std::move(X), std::move(y));
+  return std::make_unique<CpuEngine>(std::move(X), std::move(y),
+                                     sort_ ? selection::Algorithm::sort : selection::Algorithm::automatic);
 }
 
 }  // namespace robustfit::regression::detail

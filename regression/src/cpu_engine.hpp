@@ -6,21 +6,25 @@
 
 #include "design_matrix.hpp"
 #include "engine.hpp"
+#include "robustfit/selection/algorithm.hpp"
 
 namespace robustfit::regression::detail {
 
 class CpuEngine final : public Engine {
  public:
+  // `selection` picks how each candidate's order statistic is found: std::nth_element
+  // (automatic, nth_element) or a full sort (sort & choose); the capability table's CPU cell.
+  // Any other algorithm throws std::invalid_argument with the table's message.
   // Owns its data (FAST-LTS subsamples).
-  CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y);
+  CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection = selection::Algorithm::automatic);
   // Refers to data.X and data.y without copying them: `data` must outlive the engine.
-  explicit CpuEngine(const ModelData& data);
-  explicit CpuEngine(const ModelData&& data) = delete;
+  explicit CpuEngine(const ModelData& data, selection::Algorithm selection = selection::Algorithm::automatic);
+  explicit CpuEngine(const ModelData&& data, selection::Algorithm selection = selection::Algorithm::automatic) = delete;
   CpuEngine(const CpuEngine&) = delete;
   CpuEngine& operator=(const CpuEngine&) = delete;
 
   std::string backend_name() const override { return "cpu"; }
-  std::string selection_name() const override { return "nth-element"; }
+  std::string selection_name() const override { return sort_ ? "sort" : "nth-element"; }
   std::size_t rows() const override { return static_cast<std::size_t>(X_.rows()); }
   std::size_t cols() const override { return static_cast<std::size_t>(X_.cols()); }
 
@@ -47,6 +51,7 @@ class CpuEngine final : public Engine {
   const Eigen::MatrixXd& X_;
   RowMajorMatrix X_rows_;  // the same data row-major: gathering rows is a contiguous copy
   const Eigen::VectorXd& y_;
+  bool sort_ = false;  // sort & choose instead of std::nth_element
 };
 
 }  // namespace robustfit::regression::detail

@@ -29,31 +29,30 @@ std::string cuda_unavailable_reason() {
 #endif
 }
 
-bool cpu_offers(selection::Algorithm algorithm) {
-  return algorithm == selection::Algorithm::automatic || algorithm == selection::Algorithm::nth_element;
-}
-
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
                                     Precision precision) {
-  const bool cuda = backend == Backend::cuda || (backend == Backend::automatic && cuda_backend_available());
-  if (backend == Backend::cuda && !cuda_backend_available())
-    throw std::invalid_argument("the CUDA backend was requested but is not available: " + cuda_unavailable_reason());
+  // The engines select one rank per candidate column: the table's "batched" use.
+  constexpr auto use = selection::Use::batched;
+  const bool cuda_usable = cuda_backend_available();
+  const Backend chosen = selection::resolve_backend(backend, use, selection, cuda_usable);
+  selection::require_offered(chosen, use, selection);
+  if (chosen == Backend::cuda && !cuda_usable)
+    throw std::invalid_argument(selection::cuda_unavailable_message(backend, use, selection, cuda_unavailable_reason()));
   // Never a silent fall-back to double: float was asked for, so it is the CUDA engine or an error.
   if (precision == Precision::single_precision && backend == Backend::cpu)
     throw std::invalid_argument("single precision (float) is offered by the CUDA backend only; the CPU backend computes in double");
-  if (precision == Precision::single_precision && !cuda)
-    throw std::invalid_argument("single precision (float) needs the CUDA backend, which is not available: " +
-                                cuda_unavailable_reason());
+  if (precision == Precision::single_precision && chosen != Backend::cuda)
+    throw std::invalid_argument(
+        "single precision (float) needs the CUDA backend" +
+        (cuda_usable ? ", but selection algorithm '" + std::string(selection::to_string(selection)) +
+                           "' runs on the CPU backend only"
+                     : ", which is not available: " + cuda_unavailable_reason()));
 #ifdef ROBUSTFIT_CUDA_ENGINE
-  if (cuda) return make_cuda_engine(data, selection, precision);
+  if (chosen == Backend::cuda) return make_cuda_engine(data, selection, precision);
 #endif
-  if (!cpu_offers(selection))
-    throw std::invalid_argument("selection algorithm '" + std::string(selection::to_string(selection)) +
-                                "' runs on the CUDA backend only (the CPU backend uses nth-element)" +
-                                (cuda ? "" : "; CUDA: " + cuda_unavailable_reason()));
-  return std::make_unique<CpuEngine>(data);
+  return std::make_unique<CpuEngine>(data, selection);
 }
 
 }  // namespace detail

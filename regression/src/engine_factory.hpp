@@ -8,10 +8,11 @@
 
 namespace robustfit::regression::detail {
 
-// automatic: CUDA when this build has the CUDA engine and a device is usable, else CPU.
-// Throws std::invalid_argument when `cuda` is requested but unavailable (saying why), when
-// the selection algorithm is not offered by the chosen backend, or when single precision is
-// asked of the CPU engine (which computes in double only).
+// The backend follows selection::resolve_backend for batched columns (automatic: the only
+// backend that has `selection`, else CUDA when this build has the CUDA engine and a device is
+// usable, else CPU). Throws std::invalid_argument when the chosen backend does not offer
+// `selection` (the capability table's message), when CUDA is chosen but unavailable (saying
+// why), or when single precision is asked of the CPU engine (which computes in double only).
 // The engine may refer to `data` without copying it: `data` must outlive the engine.
 std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
                                     Precision precision = Precision::double_precision);

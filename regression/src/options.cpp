@@ -14,15 +14,6 @@ std::string_view to_string(Method method) {
   return "unknown";
 }
 
-std::string_view to_string(Backend backend) {
-  switch (backend) {
-    case Backend::automatic: return "auto";
-    case Backend::cpu: return "cpu";
-    case Backend::cuda: return "cuda";
-  }
-  return "unknown";
-}
-
 std::string_view to_string(Precision precision) {
   switch (precision) {
     case Precision::double_precision: return "double";
@@ -35,12 +26,6 @@ Method parse_method(std::string_view name) {
   for (Method m : {Method::ls, Method::lts, Method::lms})
     if (to_string(m) == name) return m;
   throw std::invalid_argument("unknown method '" + std::string(name) + "' (expected lts, lms or ls)");
-}
-
-Backend parse_backend(std::string_view name) {
-  for (Backend b : {Backend::automatic, Backend::cpu, Backend::cuda})
-    if (to_string(b) == name) return b;
-  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (expected auto, cpu or cuda)");
 }
 
 Precision parse_precision(std::string_view name) {

@@ -101,7 +101,7 @@ TEST(FitCli, HelpAndUsageErrors) {
   expect_error(run_cli({"fit", stackloss()}), 2, {"--response is required"});
   expect_error(run_cli({"fit", "-y", "stack.loss"}), 2, {"no data file"});
   expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--method", "lqs"}), 2, {"--method", "lqs"});
-  expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--alpha", "0.3"}), 2, {"--alpha must lie in [0.5, 1]"});
+  expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--alpha", "0.3"}), 2, {"--alpha: '0.3' is not a number in [0.5, 1]"});
   expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--subsets", "0"}), 2, {"--subsets"});
   expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--bogus"}), 2, {"bogus"});
   expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--output", "xml"}), 2, {"xml"});
@@ -175,13 +175,14 @@ TEST(FitCli, FloatPrecisionNeedsAGpu) {
     EXPECT_EQ(j["precision"], "float");
     return;
   }
-  expect_error(run, 1, {"single precision (float) needs the CUDA backend, which is not available"});
+  // A command-line problem like any other backend mismatch: exit 2, before the data are read.
+  expect_error(run, 2, {"--precision float needs the CUDA backend, which is not available"});
 }
 
 TEST(FitCli, CudaBackendWithoutDevice) {
   const auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--backend", "cuda"});
   if (run.exit_code == 0) GTEST_SKIP() << "a CUDA backend is usable here";
-  expect_error(run, 1, {"CUDA backend"});
+  expect_error(run, 2, {"--backend cuda", "the CUDA backend was requested but is not available"});
 }
 
 }  // namespace

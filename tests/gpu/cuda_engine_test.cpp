@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <ostream>
+#include <vector>
 
 #include "gpu_skip.hpp"
 #include "regression/src/cpu_engine.hpp"
@@ -14,6 +16,7 @@
 #include "regression/src/design_matrix.hpp"
 #include "robustfit/data/scenarios.hpp"
 #include "robustfit/regression/estimators.hpp"
+#include "robustfit/selection/capabilities.hpp"
 #include "tests/regression/reference_data.hpp"
 
 namespace robustfit::testing {
@@ -35,6 +38,8 @@ struct Case {
   const char* name;
   const char* response;
 };
+// Readable in test listings and failures (GoogleTest would print the two pointers' bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name << " (response " << c.response << ")"; }
 
 class CudaEngineOnDatasets : public ::testing::TestWithParam<Case> {};
 
@@ -59,10 +64,9 @@ INSTANTIATE_TEST_SUITE_P(Datasets, CudaEngineOnDatasets,
                                            Case{"nested1000", "y"}, Case{"nested3000", "y"}),
                          [](const auto& instance) { return std::string(instance.param.name); });
 
-// Every selection algorithm the CUDA engine accepts for --selection.
-constexpr selection::Algorithm kEngineSelections[] = {
-    selection::Algorithm::sort,   selection::Algorithm::radix,  selection::Algorithm::cutting_plane,
-    selection::Algorithm::bucket, selection::Algorithm::sample, selection::Algorithm::floyd_rivest};
+// Every selection algorithm the CUDA engine accepts for --selection: the capability table's cell.
+const std::vector<selection::Algorithm> kEngineSelections =
+    selection::offered(selection::Backend::cuda, selection::Use::batched);
 
 TEST(CudaEngine, EverySelectionAlgorithmGivesTheSameFit) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 
 #include "reference_data.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -15,6 +16,8 @@ struct LmsCase {
   const char* name;
   const char* response;
 };
+// Readable in test listings and failures (GoogleTest would print the two pointers' bytes).
+void PrintTo(const LmsCase& c, std::ostream* os) { *os << c.name << " (response " << c.response << ")"; }
 
 class MassLms : public ::testing::TestWithParam<LmsCase> {};
 

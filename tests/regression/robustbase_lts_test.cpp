@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "reference_data.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -15,6 +16,8 @@ struct LtsCase {
   const char* name;
   const char* response;
 };
+// Readable in test listings and failures (GoogleTest would print the two pointers' bytes).
+void PrintTo(const LtsCase& c, std::ostream* os) { *os << c.name << " (response " << c.response << ")"; }
 
 class RobustbaseLts : public ::testing::TestWithParam<LtsCase> {};
 

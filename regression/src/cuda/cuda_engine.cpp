@@ -12,6 +12,7 @@
 #include "device_ops.hpp"
 #include "engine_factory.hpp"
 #include "least_squares.hpp"
+#include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 
@@ -27,10 +28,6 @@ constexpr std::size_t kMaxBudgetBytes = std::size_t{16} << 30;
 constexpr std::size_t kMinBudgetBytes = std::size_t{64} << 20;
 // Float uploads of X and y are converted on the host in chunks of this size.
 constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
-
-bool batched_family(selection::Algorithm a) {
-  return a == selection::Algorithm::automatic || a == selection::Algorithm::radix || a == selection::Algorithm::sort;
-}
 
 template <class T>
 void to_device(T* d_dst, const T* src, std::size_t count, cudaStream_t stream) {
@@ -229,17 +226,9 @@ void CudaEngine<Scalar>::upload_batch(const Eigen::MatrixXd& betas, std::size_t 
 
 template <class Scalar>
 void CudaEngine<Scalar>::select_thresholds(std::size_t count, std::size_t k) {
-  Scalar* t = t_.reserve(count);
-  if (batched_family(selection_)) {
-    selection::cuda::kth_smallest_batched(R_.data(), n_, count, n_, k, t, selection_, workspace_, stream_);
-    return;
-  }
-  // The seed algorithms without a batched form: one selection per column (synchronising).
-  std::vector<Scalar> host(count);
-  for (std::size_t j = 0; j < count; ++j)
-    host[j] = selection::cuda::kth_smallest(R_.data() + j * n_, n_, k, selection_, workspace_, stream_);
-  to_device(t, host.data(), count, stream_);
-  RF_CUDA(cudaStreamSynchronize(stream_));
+  // Sort and radix run as one batched pass; the seed algorithms one column at a time
+  // (the selection module decides, after the capability table).
+  selection::cuda::kth_smallest_batched(R_.data(), n_, count, n_, k, t_.reserve(count), selection_, workspace_, stream_);
 }
 
 template <class Scalar>
@@ -415,9 +404,7 @@ template class CudaEngine<double>;
 namespace detail {
 
 std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection, Precision precision) {
-  if (selection == selection::Algorithm::nth_element || selection == selection::Algorithm::multi)
-    throw std::invalid_argument("selection algorithm '" + std::string(selection::to_string(selection)) +
-                                "' is not offered inside CUDA fits (use auto, sort, cutting-plane, bucket, radix or sample)");
+  selection::require_offered(selection::Backend::cuda, selection::Use::batched, selection);
   if (precision == Precision::single_precision) return std::make_unique<cuda::CudaEngine<float>>(data, selection);
   return std::make_unique<cuda::CudaEngine<double>>(data, selection);
 }

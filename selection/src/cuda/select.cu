@@ -12,14 +12,22 @@
 //                                       else multi (bucketMultiSelect) for double or at most
 //                                       kMultiMaxFloatRanks float ranks; else one sort
 //   batched                          -> batched radix (sort only when asked for)
+//
+// What each entry point accepts is the capability table's (robustfit/selection/capabilities.hpp):
+// anything else is rejected with its message. Batched selection runs sort and radix as one
+// batched pass and the seed algorithms (cutting plane, bucket, sample, Floyd–Rivest) per column.
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "algorithms.cuh"
 #include "batched_select.cuh"
 #include "checked_select.cuh"
+#include "cuda_check.cuh"
 #include "input_summary.cuh"
+#include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 
 namespace robustfit::selection::cuda {
@@ -42,9 +50,15 @@ void require_valid(const char* function, std::size_t n, std::size_t k) {
                                 " (0-based, need k < n)");
 }
 
+// An input holding NaN. Callers see std::invalid_argument; per-column batched selection
+// catches this one type and writes NaN for the column instead, as the batched passes do.
+class NanInput : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 [[noreturn]] void throw_nan(const char* function) {
-  throw std::invalid_argument(std::string(function) +
-                              ": the input holds NaN; order statistics are undefined");
+  throw NanInput(std::string(function) + ": the input holds NaN; order statistics are undefined");
 }
 
 template <class T>
@@ -105,8 +119,32 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     }
     case Algorithm::nth_element: break;
   }
-  throw std::invalid_argument(std::string(function) + ": algorithm '" +
-                              std::string(to_string(algorithm)) + "' has no CUDA version");
+  throw std::invalid_argument(std::string(function) + ": " +
+                              unavailable_message(Backend::cuda, Use::single, algorithm));
+}
+
+// The seed algorithms have no batched form: one selection per column, each synchronising.
+template <class T>
+void batched_per_column(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
+                        std::size_t k, T* d_out, Algorithm algorithm, Workspace& workspace,
+                        cudaStream_t stream) {
+  std::vector<T> host(cols);
+  for (std::size_t j = 0; j < cols; ++j) {
+    try {
+      host[j] = select_one(d_matrix + j * ld, rows, k, algorithm, workspace, stream,
+                           "kth_smallest_batched");
+    } catch (const NanInput&) {
+      host[j] = std::numeric_limits<T>::quiet_NaN();
+    }
+  }
+  CUDA_CHECK(cudaMemcpyAsync(d_out, host.data(), sizeof(T) * cols, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` must outlive the copy
+}
+
+void require_cuda_offers(const char* function, Use use, Algorithm algorithm) {
+  if (!offers(Backend::cuda, use, algorithm))
+    throw std::invalid_argument(std::string(function) + ": " +
+                                unavailable_message(Backend::cuda, use, algorithm));
 }
 
 }  // namespace
@@ -114,6 +152,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
 template <class T>
 T kth_smallest(const T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
                Workspace& workspace, cudaStream_t stream) {
+  require_cuda_offers("kth_smallest", Use::single, algorithm);
   require_valid("kth_smallest", n, k);
   return select_one(d_values, n, k, algorithm, workspace, stream, "kth_smallest");
 }
@@ -121,6 +160,7 @@ T kth_smallest(const T* d_values, std::size_t n, std::size_t k, Algorithm algori
 template <class T>
 T kth_smallest_inplace(T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
                        Workspace& workspace, cudaStream_t stream) {
+  require_cuda_offers("kth_smallest_inplace", Use::single, algorithm);
   require_valid("kth_smallest_inplace", n, k);
   if (algorithm == Algorithm::sort)  // sorts the input itself: saves the copy
     return value_or_throw(detail::sort_select_inplace_checked(d_values, n, k, workspace, stream),
@@ -132,6 +172,7 @@ template <class T>
 void kth_smallest_many(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count,
                        T* out, Algorithm algorithm, Workspace& workspace, cudaStream_t stream) {
   constexpr const char* kFunction = "kth_smallest_many";
+  require_cuda_offers(kFunction, Use::many, algorithm);
   if (n == 0) throw std::invalid_argument(std::string(kFunction) + ": empty input (n = 0)");
   for (std::size_t i = 0; i < count; ++i) require_valid(kFunction, n, ks[i]);
   if (count == 0) return;
@@ -160,16 +201,24 @@ template <class T>
 void kth_smallest_batched(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
                           std::size_t k, T* d_out, Algorithm algorithm, Workspace& workspace,
                           cudaStream_t stream) {
+  require_cuda_offers("kth_smallest_batched", Use::batched, algorithm);
   require_valid("kth_smallest_batched", rows, k);
   if (ld < rows)
     throw std::invalid_argument("kth_smallest_batched: leading dimension ld = " +
                                 std::to_string(ld) + " is smaller than rows = " +
                                 std::to_string(rows));
   if (cols == 0) return;
-  if (algorithm == Algorithm::sort)
-    detail::batched_sort_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
-  else
-    detail::batched_radix_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+  switch (algorithm) {
+    case Algorithm::sort:
+      detail::batched_sort_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+      return;
+    case Algorithm::automatic:
+    case Algorithm::radix:
+      detail::batched_radix_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+      return;
+    default:
+      batched_per_column(d_matrix, rows, cols, ld, k, d_out, algorithm, workspace, stream);
+  }
 }
 
 #define ROBUSTFIT_INSTANTIATE(T)                                                               \

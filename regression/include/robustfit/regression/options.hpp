@@ -6,11 +6,15 @@
 #include <string_view>
 
 #include "robustfit/selection/algorithm.hpp"
+#include "robustfit/selection/capabilities.hpp"
 
 namespace robustfit::regression {
 
 enum class Method { ls, lts, lms };
-enum class Backend { automatic, cpu, cuda };
+// One backend enum for the project (selection/capabilities.hpp): auto | cpu | cuda.
+using Backend = selection::Backend;
+using selection::parse_backend;  // "auto" | "cpu" | "cuda"; throws std::invalid_argument
+using selection::to_string;
 // Arithmetic of the CUDA engine. single_precision ("float") keeps X and y on the device in
 // float and computes residuals, squared residuals, order statistics (thresholds) and h-subsets
 // in float; trimmed sums, Gram matrices, solves and the final fit (finish: raw fit, scale,
@@ -19,10 +23,8 @@ enum class Backend { automatic, cpu, cuda };
 enum class Precision { double_precision, single_precision };
 
 std::string_view to_string(Method method);
-std::string_view to_string(Backend backend);
 std::string_view to_string(Precision precision);  // "double" | "float"
 Method parse_method(std::string_view name);    // "ls" | "lts" | "lms"; throws std::invalid_argument
-Backend parse_backend(std::string_view name);  // "auto" | "cpu" | "cuda"; throws std::invalid_argument
 Precision parse_precision(std::string_view name);  // "double" | "float"; throws std::invalid_argument
 
 struct LtsOptions {

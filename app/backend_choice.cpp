@@ -1,0 +1,43 @@
+#include "backend_choice.hpp"
+
+#include <stdexcept>
+
+#include "cli_error.hpp"
+
+namespace robustfit::app {
+
+BackendChoice choose_backend(const std::string& backend_text, const std::string& algorithm_option,
+                             const std::string& algorithm_text, selection::Use use, bool cuda_usable,
+                             const std::string& reason) {
+  selection::Backend requested{};
+  selection::Algorithm algorithm{};
+  try {
+    requested = selection::parse_backend(backend_text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--backend: ") + e.what());
+  }
+  try {
+    algorithm = selection::parse_algorithm(algorithm_text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--" + algorithm_option + ": " + e.what());
+  }
+  const selection::Backend chosen = selection::resolve_backend(requested, use, algorithm, cuda_usable);
+  if (!selection::offers(chosen, use, algorithm))
+    throw UsageError("--" + algorithm_option + " " + algorithm_text + " with --backend " + backend_text + ": " +
+                     selection::unavailable_message(chosen, use, algorithm));
+  if (chosen == selection::Backend::cuda && !cuda_usable)
+    throw UsageError("--backend " + backend_text + ": " +
+                     selection::cuda_unavailable_message(requested, use, algorithm, reason));
+  return {chosen, algorithm};
+}
+
+std::string algorithm_help(selection::Use use) {
+  return selection::offered_summary(use);
+}
+
+std::string backend_help() {
+  return "auto | cpu | cuda (auto: the backend that has the algorithm when only one has it, "
+         "else CUDA when a GPU is usable, else the CPU)";
+}
+
+}  // namespace robustfit::app

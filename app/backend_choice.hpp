@@ -1,0 +1,28 @@
+#pragma once
+// The backend/algorithm choice of a subcommand, checked against the capability table
+// (robustfit/selection/capabilities.hpp) before any data is read, and the help texts of
+// --backend and of the algorithm options, generated from the same table.
+#include <string>
+
+#include "robustfit/selection/capabilities.hpp"
+
+namespace robustfit::app {
+
+struct BackendChoice {
+  selection::Backend backend;  // cpu or cuda: where it runs
+  selection::Algorithm algorithm;
+};
+
+// `algorithm_option` names the subcommand's option ("algorithm", "selection"); `cuda_usable`
+// says whether this build and machine can run CUDA, `reason` why not. Throws a UsageError
+// (exit 2) for an unknown name, for an algorithm the chosen backend does not offer for `use`
+// (the table's message, listing what is offered) and for a CUDA choice where CUDA is not usable.
+BackendChoice choose_backend(const std::string& backend_text, const std::string& algorithm_option,
+                             const std::string& algorithm_text, selection::Use use, bool cuda_usable,
+                             const std::string& reason);
+
+// "auto | sort | ... " per backend for `use`, and how --backend auto picks.
+std::string algorithm_help(selection::Use use);
+std::string backend_help();
+
+}  // namespace robustfit::app
