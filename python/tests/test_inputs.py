@@ -129,9 +129,9 @@ def test_cuda_backend_without_a_gpu_raises(hbk):
 
 def test_the_gil_is_released_during_a_fit():
     rng = np.random.default_rng(2)
-    X = rng.standard_normal((200_000, 6))
-    y = X @ np.arange(1.0, 7.0) + rng.standard_normal(200_000)
-    fit_thread = threading.Thread(target=robustfit.fit_lts, args=(X, y), kwargs={"backend": "cpu", "subsets": 200})
+    X = rng.standard_normal((20_000, 6))
+    y = X @ np.arange(1.0, 7.0) + rng.standard_normal(20_000)
+    fit_thread = threading.Thread(target=robustfit.fit_lts, args=(X, y), kwargs={"backend": "cpu", "subsets": 50})
     ticks = 0
     started = time.perf_counter()
     fit_thread.start()

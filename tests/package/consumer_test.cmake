@@ -1,7 +1,7 @@
 # Installs the current build into a fresh prefix, builds examples/cpp against it with
 # find_package(robustfit), runs it on stackloss and checks that its coefficients, scale and
 # outliers equal those of `robust-fit fit --output json` (17 significant digits: bit for bit).
-# Run by CTest: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DCLI=... -DWORK_DIR=... -DGENERATOR=... -P consumer_test.cmake
+# Run by CTest: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DCLI=... -DWORK_DIR=... -DGENERATOR=... [-DBUILD_TYPE=... -DCXX_FLAGS=...] -P consumer_test.cmake
 foreach(variable BUILD_DIR SOURCE_DIR CLI WORK_DIR GENERATOR)
   if(NOT DEFINED ${variable})
     message(FATAL_ERROR "consumer_test.cmake: -D${variable}=... is required")
@@ -26,9 +26,10 @@ foreach(installed lib/cmake/robustfit/robustfitConfig.cmake lib/cmake/robustfit/
   endif()
 endforeach()
 
-# A consumer that knows only the prefix: no Eigen, CUDA or include paths of ours.
+# A consumer that knows only the prefix: no Eigen, CUDA or include paths of ours. It compiles
+# with the build's flags (a sanitizer build's libraries need the sanitizer at link time).
 run("configuring examples/cpp" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/cpp -B ${WORK_DIR}/example -G ${GENERATOR}
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix})
+    -DCMAKE_BUILD_TYPE=${BUILD_TYPE} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" -DCMAKE_PREFIX_PATH=${prefix})
 run("building examples/cpp" ${CMAKE_COMMAND} --build ${WORK_DIR}/example)
 set(data ${SOURCE_DIR}/data/datasets/stackloss.csv)
 run("the example" ${WORK_DIR}/example/fit_stackloss ${data})
