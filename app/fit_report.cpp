@@ -95,7 +95,7 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
   }
 }
 
-void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context) {
+nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context) {
   const data::Design& design = *context.design;
   const auto names = coefficient_names(fit, design);
   nlohmann::ordered_json coefficients, raw;
@@ -137,7 +137,11 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
   const auto optional_seconds = [](const std::optional<double>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); };
   j["timings_s"]["residual_gemms"] = optional_seconds(fit.timings.residuals_s);
   j["timings_s"]["selection"] = optional_seconds(fit.timings.selection_s);
-  out << j.dump(2) << "\n";
+  return j;
+}
+
+void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context) {
+  out << fit_json(fit, context).dump(2) << "\n";
 }
 
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,

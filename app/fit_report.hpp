@@ -1,6 +1,8 @@
 #pragma once
 // Presenting a fit: a table for people, JSON for programs, a per-row residuals CSV.
+// A library of its own (robustfit_fit_report) that the CLI and the Python module link.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -17,6 +19,8 @@ struct FitContext {
 };
 
 void print_fit_table(std::ostream& out, const regression::FitResult& fit, const FitContext& context);
+// The JSON object `--output json` prints; the Python module builds its results from it too.
+nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context);
 void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context);
 // Columns: row (1-based data row), fitted, residual, std_residual, weight, outlier (0/1).
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,

@@ -25,7 +25,8 @@ struct Namer {
   }
 };
 
-void require_finite(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Namer& predictor) {
+void require_finite(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y,
+                    const Namer& predictor) {
   for (Eigen::Index i = 0; i < y.size(); ++i)
     if (!std::isfinite(y(i)))
       throw std::invalid_argument("the response has a non-finite value in row " + std::to_string(i + 1));
@@ -47,7 +48,8 @@ constexpr std::size_t kScanRows = 2048;  // rows per Gram update: the block stay
 
 // Copies the predictors and y into `data` (whose X is already sized, intercept column
 // included) and scans them, in one parallel pass: the n x p input is read only once.
-DesignScan copy_and_scan(const Eigen::MatrixXd& predictors, const Eigen::VectorXd& y, ModelData& data) {
+DesignScan copy_and_scan(const Eigen::Ref<const Eigen::MatrixXd>& predictors, const Eigen::Ref<const Eigen::VectorXd>& y,
+                         ModelData& data) {
   const Eigen::Index q = predictors.cols(), offset = data.X.cols() - q, p = data.X.cols();
   const auto n = static_cast<std::size_t>(y.size());
   std::vector<DesignScan> parts(row_chunk_count(n));
@@ -117,7 +119,7 @@ void require_full_rank(const ModelData& data, const Eigen::MatrixXd& gram, const
 
 }  // namespace
 
-ModelData make_model_data(const Eigen::MatrixXd& predictors, const Eigen::VectorXd& y, bool intercept,
+ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
                           std::span<const std::string> names) {
   const Namer predictor{names};
   if (predictors.rows() != y.size())

@@ -19,7 +19,7 @@ struct ModelData {
 // (naming the first row/column, 1-based), no coefficients to fit, n <= p, a constant predictor
 // together with an intercept, collinear predictors (rank-deficient design; names the column).
 // Messages name predictors by `names` when given, else "predictor j" (1-based).
-ModelData make_model_data(const Eigen::MatrixXd& predictors, const Eigen::VectorXd& y, bool intercept,
+ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
                           std::span<const std::string> names = {});
 
 }  // namespace robustfit::regression::detail

@@ -124,7 +124,7 @@ Search fast_lts_search(Engine& engine, std::size_t h, std::size_t subsets, std::
 }  // namespace
 }  // namespace detail
 
-FitResult fit_lts(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LtsOptions& options) {
+FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   detail::Stopwatch total;
   if (!(options.alpha >= 0.5 && options.alpha <= 1))
     throw std::invalid_argument("alpha = " + std::to_string(options.alpha) + " is out of range: it must lie in [0.5, 1]");

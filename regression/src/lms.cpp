@@ -28,7 +28,7 @@ std::size_t default_lms_subsets(std::size_t p) { return std::min<std::size_t>(50
 
 }  // namespace
 
-FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsOptions& options) {
+FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   detail::Stopwatch total, watch;
   if (options.subsets && *options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
   const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
@@ -87,7 +87,7 @@ FitResult fit_lms(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const LmsO
   return result;
 }
 
-FitResult fit_ls(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool intercept) {
+FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {
   detail::Stopwatch total;
   FitResult result;
   detail::finish_ls(detail::make_model_data(X, y, intercept), result);
@@ -97,7 +97,7 @@ FitResult fit_ls(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool interc
   return result;
 }
 
-void check_design(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool intercept,
+void check_design(MatrixRef X, VectorRef y, bool intercept,
                   std::span<const std::string> names) {
   detail::make_model_data(X, y, intercept, names);
 }
