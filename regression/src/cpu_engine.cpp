@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <limits>
 
+#include "all_rows.hpp"
 #include "least_squares.hpp"
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
+
+using common::parallel_for;
+using common::parallel_rows;
+using common::worker_count;
 
 CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y)
     : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), X_rows_(row_major(X_)), y_(own_y_) {}
@@ -74,7 +80,7 @@ void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std:
   std::vector<std::vector<double>> scratch(worker_count(static_cast<std::size_t>(betas.cols())));
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned w, std::size_t j) {
     squared_residuals(betas.col(static_cast<Eigen::Index>(j)), scratch[w]);
-    out[j] = trimmed_sum_inplace(scratch[w], h);
+    out[j] = selection::trimmed_sum_inplace<double>(scratch[w], h);
   });
 }
 
@@ -82,8 +88,9 @@ void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> 
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned, std::size_t j) {
     const auto col = static_cast<Eigen::Index>(j);
     const Eigen::VectorXd residuals = y_ - X_ * betas.col(col);
-    const HSubset subset = smallest_h(residuals, h);
-    objective_before[j] = subset.objective;
+    const Eigen::VectorXd squares = residuals.array().square();
+    const auto subset = selection::smallest_h<double>(values_of(squares), h);
+    objective_before[j] = sum_at(squares, subset.rows);
     if (auto beta = refit(subset.rows)) betas.col(col) = *beta;
   });
 }

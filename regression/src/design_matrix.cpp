@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "tall_qr.hpp"
 
 namespace robustfit::regression::detail {
@@ -50,8 +50,8 @@ constexpr std::size_t kScanRows = 2048;  // rows per Gram update: the block stay
 DesignScan copy_and_scan(const Eigen::MatrixXd& predictors, const Eigen::VectorXd& y, ModelData& data) {
   const Eigen::Index q = predictors.cols(), offset = data.X.cols() - q, p = data.X.cols();
   const auto n = static_cast<std::size_t>(y.size());
-  std::vector<DesignScan> parts(row_chunk_count(n));
-  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+  std::vector<DesignScan> parts(common::row_chunk_count(n));
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
     DesignScan& part = parts[c];
     part.min = Eigen::VectorXd::Constant(q, std::numeric_limits<double>::infinity());
     part.max = -part.min;
