@@ -41,9 +41,10 @@ enum Slot : std::size_t {
   // SampleSelect.
   kSampleControl,   // device: splitters, state and bucket counts; host: the state
   kSampleOracles,   // each value's bucket
+  kSampleSortTemp = kSampleOracles,  // the fallback sort's scratch: the oracles are dead by then
+                                     // (right after kSampleOracles, so the next name is new)
   kSampleBufferA,   // two vectors of n values the chosen bucket is filtered between
   kSampleBufferB,
-  kSampleSortTemp = kSampleOracles,  // the fallback sort's scratch: the oracles are dead by then
 
   // bucketMultiSelect.
   kMultiControl,    // device + host: min/max, pivots, bucket counts
@@ -68,5 +69,8 @@ enum Slot : std::size_t {
   kFloydRivestState,   // device + host: the bracket and its counts
   kFloydRivestBuffer,  // the values inside the bracket
 };
+
+// The one deliberate alias must not shift the names after it onto another slot.
+static_assert(kSampleBufferA == kSampleOracles + 1 && kMultiControl == kSampleBufferB + 1);
 
 }  // namespace robustfit::selection::cuda::detail
