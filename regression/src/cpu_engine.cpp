@@ -4,13 +4,19 @@
 #include <algorithm>
 #include <limits>
 
+#include "all_rows.hpp"
 #include "least_squares.hpp"
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
+
+using common::parallel_for;
+using common::parallel_rows;
+using common::worker_count;
 
 namespace {
 
@@ -20,8 +26,8 @@ bool sorts(selection::Algorithm selection) {
   return selection == selection::Algorithm::sort;
 }
 
-// Sort & choose twins of trimmed_sum_inplace and smallest_h: the same results (the h-subset
-// and its objective exactly; the trimmed sum up to summation order) by a full sort.
+// Sort & choose twins of selection::trimmed_sum_inplace and selection::smallest_h: the same
+// results (the h-subset exactly; the trimmed sum up to summation order) by a full sort.
 double trimmed_sum_by_sort(std::span<double> squares, std::size_t h) {
   selection::require_no_nan<double>(squares);
   std::sort(squares.begin(), squares.end());
@@ -30,19 +36,17 @@ double trimmed_sum_by_sort(std::span<double> squares, std::size_t h) {
   return sum;
 }
 
-HSubset smallest_h_by_sort(const Eigen::VectorXd& residuals, std::size_t h) {
-  std::vector<double> squares(static_cast<std::size_t>(residuals.size()));
-  Eigen::Map<Eigen::VectorXd>(squares.data(), residuals.size()) = residuals.array().square().matrix();
-  selection::require_no_nan<double>(squares);
-  std::vector<std::size_t> order(squares.size());
+std::vector<std::size_t> smallest_h_rows_by_sort(const Eigen::VectorXd& squares, std::size_t h) {
+  selection::require_no_nan<double>(values_of(squares));
+  std::vector<std::size_t> order(static_cast<std::size_t>(squares.size()));
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   // Stable: rows tied with the h-th smallest square are taken in row order, as smallest_h does.
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return squares[a] < squares[b]; });
-  HSubset subset;
-  subset.rows.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(h));
-  std::sort(subset.rows.begin(), subset.rows.end());
-  for (std::size_t i : subset.rows) subset.objective += squares[i];
-  return subset;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return squares(static_cast<Eigen::Index>(a)) < squares(static_cast<Eigen::Index>(b));
+  });
+  std::vector<std::size_t> rows(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(h));
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 double kth_smallest_by_sort(std::span<double> values, std::size_t k) {
@@ -118,7 +122,7 @@ void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std:
   std::vector<std::vector<double>> scratch(worker_count(static_cast<std::size_t>(betas.cols())));
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned w, std::size_t j) {
     squared_residuals(betas.col(static_cast<Eigen::Index>(j)), scratch[w]);
-    out[j] = sort_ ? trimmed_sum_by_sort(scratch[w], h) : trimmed_sum_inplace(scratch[w], h);
+    out[j] = sort_ ? trimmed_sum_by_sort(scratch[w], h) : selection::trimmed_sum_inplace<double>(scratch[w], h);
   });
 }
 
@@ -126,9 +130,11 @@ void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> 
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned, std::size_t j) {
     const auto col = static_cast<Eigen::Index>(j);
     const Eigen::VectorXd residuals = y_ - X_ * betas.col(col);
-    const HSubset subset = sort_ ? smallest_h_by_sort(residuals, h) : smallest_h(residuals, h);
-    objective_before[j] = subset.objective;
-    if (auto beta = refit(subset.rows)) betas.col(col) = *beta;
+    const Eigen::VectorXd squares = residuals.array().square();
+    const std::vector<std::size_t> rows =
+        sort_ ? smallest_h_rows_by_sort(squares, h) : selection::smallest_h<double>(values_of(squares), h).rows;
+    objective_before[j] = sum_at(squares, rows);
+    if (auto beta = refit(rows)) betas.col(col) = *beta;
   });
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "tall_qr.hpp"
 
 namespace robustfit::regression::detail {
@@ -52,8 +52,8 @@ DesignScan copy_and_scan(const Eigen::Ref<const Eigen::MatrixXd>& predictors, co
                          ModelData& data) {
   const Eigen::Index q = predictors.cols(), offset = data.X.cols() - q, p = data.X.cols();
   const auto n = static_cast<std::size_t>(y.size());
-  std::vector<DesignScan> parts(row_chunk_count(n));
-  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+  std::vector<DesignScan> parts(common::row_chunk_count(n));
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
     DesignScan& part = parts[c];
     part.min = Eigen::VectorXd::Constant(q, std::numeric_limits<double>::infinity());
     part.max = -part.min;

@@ -1,6 +1,6 @@
 // FAST-LTS (Rousseeuw & Van Driessen 2006) with robustbase::ltsReg's defaults, written once
-// over the Engine interface: random elemental starts, two C-steps each, the ten best iterated
-// to convergence; for n >= 600 the nested extension (disjoint subsamples of 300, a merged set
+// over the Engine interface: random elemental starts, two C-steps each, the 20 best (kKeepBest;
+// robustbase: 10) iterated to convergence; for n >= 600 the nested extension (disjoint subsamples of 300, a merged set
 // of at most 1500, then the full data).
 #include <algorithm>
 #include <cmath>
@@ -53,7 +53,7 @@ std::size_t scaled_h(std::size_t h, std::size_t n, std::size_t m, std::size_t p)
   return std::clamp(scaled, p + 1, m);
 }
 
-// Starts on the whole data (n < 600): every start gets two C-steps, the ten best go on.
+// Starts on the whole data (n < 600): every start gets two C-steps, the kKeepBest best go on.
 Eigen::MatrixXd starts_on_full_data(Engine& engine, Random& random, std::size_t h, std::size_t subsets,
                                     Search& search, PhaseTimings& timings) {
   Stopwatch watch;
@@ -66,8 +66,8 @@ Eigen::MatrixXd starts_on_full_data(Engine& engine, Random& random, std::size_t 
   return best_columns(c.betas, objectives, kKeepBest);
 }
 
-// The nested extension (n >= 600): starts spread over disjoint random subsamples, the ten
-// best of each refined on their union, the ten best of that go on to the full data.
+// The nested extension (n >= 600): starts spread over disjoint random subsamples, the kKeepBest
+// best of each refined on their union, the kKeepBest best of that go on to the full data.
 Eigen::MatrixXd starts_on_subsamples(Engine& engine, Random& random, std::size_t h, std::size_t subsets,
                                      Search& search, PhaseTimings& timings) {
   Stopwatch watch;

@@ -11,10 +11,20 @@
 #include "all_rows.hpp"
 #include "consistency.hpp"
 #include "least_squares.hpp"
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
+#include "robustfit/selection/cpu_sort.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
+
+using common::parallel_rows;
+using common::rows_where;
+using selection::kth_smallest_parallel;
+using selection::smallest_h_parallel;
+using selection::sort_parallel;
+using selection::trimmed_sum_parallel;
 
 namespace {
 
@@ -73,13 +83,6 @@ double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd
   return (weights.array() * residuals.array().square()).sum();
 }
 
-// Sum of values at `rows`, in row order.
-double sum_at(const Eigen::VectorXd& values, const std::vector<std::size_t>& rows) {
-  double sum = 0;
-  for (std::size_t i : rows) sum += values(index(i));
-  return sum;
-}
-
 // LS on the rows kept by the reweighting; none kept: no fit (to ls_on_rows, no rows means all).
 std::optional<Eigen::VectorXd> ls_on_kept(const ModelData& data, const std::vector<std::size_t>& rows) {
   if (rows.empty()) return std::nullopt;
@@ -91,8 +94,6 @@ Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const ch
   return *beta;
 }
 
-std::span<const double> values_of(const Eigen::VectorXd& v) { return {v.data(), static_cast<std::size_t>(v.size())}; }
-
 }  // namespace
 
 void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, double alpha,
@@ -101,12 +102,12 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   result.method = Method::lts;
   const std::size_t n = data.n(), p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
-  std::vector<std::size_t> subset = smallest_h_rows(squares_of(residuals_of(data.X, data.y, beta)), h).rows;
+  std::vector<std::size_t> subset = smallest_h_parallel(values_of(squares_of(residuals_of(data.X, data.y, beta))), h).rows;
   result.raw_coefficients = ls_on_rows(data.X, data.y, subset).value_or(beta);
   result.best_subset = std::move(subset);
   Fit fit = fit_of(data.X, data.y, result.raw_coefficients);
   const Eigen::VectorXd raw_squares = squares_of(fit.residuals);
-  result.objective = sum_at(raw_squares, smallest_h_rows(raw_squares, h).rows);
+  result.objective = sum_at(raw_squares, smallest_h_parallel(values_of(raw_squares), h).rows);
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -133,8 +134,8 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
   // without, 1 - (sum of the h smallest final r^2) / (sum of the h smallest y^2).
   const double ratio = data.intercept ? s_h * s_h / min_window_variance(values_of(data.y), h)
-                                      : trimmed_sum_parallel(squares_of(result.residuals), h) /
-                                            trimmed_sum_parallel(squares_of(data.y), h);
+                                      : trimmed_sum_parallel(values_of(squares_of(result.residuals)), h) /
+                                            trimmed_sum_parallel(values_of(squares_of(data.y)), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
 }
 
@@ -144,7 +145,7 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   const std::size_t n = data.n(), p = data.p();
   result.raw_coefficients = beta;
   Fit fit = fit_of(data.X, data.y, beta);
-  SmallestRows best = smallest_h_rows(squares_of(fit.residuals), h);
+  selection::SmallestH<double> best = smallest_h_parallel(values_of(squares_of(fit.residuals)), h);
   result.objective = best.threshold;  // the h-th smallest r^2
   result.best_subset = std::move(best.rows);
 
@@ -171,7 +172,7 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   double denominator;
   if (data.intercept) {
     Eigen::VectorXd sorted(data.y.size());
-    parallel_sort_copy(values_of(data.y), {sorted.data(), n});
+    sort_parallel(values_of(data.y), std::span<double>(sorted.data(), n));
     const double half = shortest_window_sorted(values_of(sorted), h).half_width;
     denominator = half * half;
   } else {

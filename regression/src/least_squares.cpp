@@ -2,15 +2,11 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
-#include <algorithm>
 #include <limits>
-#include <vector>
 
-#include "robustfit/selection/cpu_select.hpp"
 #include "tall_qr.hpp"
 
 namespace robustfit::regression::detail {
-
 
 std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                           std::span<const std::size_t> rows) {
@@ -44,33 +40,6 @@ std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gra
   Eigen::VectorXd beta = llt.solve(rhs);
   if (!beta.allFinite()) return std::nullopt;
   return beta;
-}
-
-double trimmed_sum_inplace(std::span<double> squares, std::size_t h) {
-  const double t = selection::kth_smallest_inplace(squares, h - 1);
-  double below = 0;
-  std::size_t count = 0;
-  for (double v : squares)
-    if (v < t) {
-      below += v;
-      ++count;
-    }
-  return below + static_cast<double>(h - count) * t;
-}
-
-HSubset smallest_h(const Eigen::VectorXd& residuals, std::size_t h) {
-  std::vector<double> squares(static_cast<std::size_t>(residuals.size()));
-  for (std::size_t i = 0; i < squares.size(); ++i) squares[i] = residuals(static_cast<Eigen::Index>(i)) * residuals(static_cast<Eigen::Index>(i));
-  std::vector<double> work = squares;
-  const double t = selection::kth_smallest_inplace(std::span<double>(work), h - 1);
-  // Rows below t, plus the first (h - #below) rows equal to t, collected in row order.
-  std::size_t ties = h - static_cast<std::size_t>(std::count_if(squares.begin(), squares.end(), [t](double v) { return v < t; }));
-  HSubset subset;
-  subset.rows.reserve(h);
-  for (std::size_t i = 0; i < squares.size(); ++i)
-    if (squares[i] < t || (squares[i] == t && ties > 0 && ties--)) subset.rows.push_back(i);
-  for (std::size_t i : subset.rows) subset.objective += squares[i];
-  return subset;
 }
 
 }  // namespace robustfit::regression::detail

@@ -1,5 +1,6 @@
 #pragma once
-// Least-squares building blocks shared by every estimator and backend driver.
+// Least-squares building blocks shared by every estimator and backend driver. (The h smallest
+// squares and trimmed sums are the selection module's: robustfit/selection/cpu_smallest_h.hpp.)
 #include <Eigen/Core>
 #include <cstddef>
 #include <optional>
@@ -16,17 +17,5 @@ std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen:
 // nullopt when G is not safely positive definite (then callers refit by QR instead). Shared by
 // the C-step refits of every engine so that they decide alike.
 std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs);
-
-// The h rows with the smallest squared residuals (ties broken by row order), sorted, and
-// the sum of those h squared residuals. Goes through the selection module (no full sort).
-struct HSubset {
-  std::vector<std::size_t> rows;
-  double objective = 0;
-};
-HSubset smallest_h(const Eigen::VectorXd& residuals, std::size_t h);
-
-// Sum of the h smallest values of `squares` (reordered in place): the h-th order statistic t
-// then sum_{v<t} v + (h - #{v<t}) t, exact with ties.
-double trimmed_sum_inplace(std::span<double> squares, std::size_t h);
 
 }  // namespace robustfit::regression::detail

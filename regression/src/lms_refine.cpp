@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "least_squares.hpp"
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 
 namespace robustfit::regression::detail {
@@ -78,7 +78,7 @@ void refine_lms(Engine& engine, const ModelData& data, std::size_t h, int max_st
     if (objectives[j] > 0) active.push_back(j);
   for (int step = 0; step < max_steps && !active.empty(); ++step) {
     Eigen::MatrixXd proposals(betas.rows(), static_cast<Eigen::Index>(active.size()));
-    parallel_for(active.size(), [&](unsigned, std::size_t a) {
+    common::parallel_for(active.size(), [&](unsigned, std::size_t a) {
       proposals.col(static_cast<Eigen::Index>(a)) = chebyshev_step(data, betas.col(static_cast<Eigen::Index>(active[a])), h);
     });
     std::vector<double> proposed(active.size());

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "parallel.hpp"
+#include "robustfit/common/parallel.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -18,7 +18,7 @@ Eigen::MatrixXd stacked_block_factors(const Eigen::MatrixXd& X, const Eigen::Vec
   const Eigen::Index q = X.cols() + 1;
   const std::size_t blocks = std::max<std::size_t>(1, (m + kBlockRows - 1) / kBlockRows);
   std::vector<Eigen::MatrixXd> factors(blocks);
-  parallel_for(blocks, [&](unsigned, std::size_t b) {
+  common::parallel_for(blocks, [&](unsigned, std::size_t b) {
     const std::size_t begin = b * m / blocks, end = (b + 1) * m / blocks;
     Eigen::MatrixXd block(static_cast<Eigen::Index>(end - begin), q);
     for (std::size_t i = begin; i < end; ++i) {

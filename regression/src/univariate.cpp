@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "parallel.hpp"
+#include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -26,7 +26,7 @@ ShortestWindow shortest_window_sorted(std::span<const double> sorted, std::size_
 double min_window_variance(std::span<const double> values, std::size_t h) {
   Eigen::VectorXd buffer(static_cast<Eigen::Index>(values.size()));  // uninitialised
   const std::span<double> sorted(buffer.data(), values.size());
-  parallel_sort_copy(values, sorted);
+  selection::sort_parallel(values, sorted);
   // Running sums about a shift (the median) keep the cancellation in sum(x^2) - sum(x)^2/h small.
   const double shift = sorted[sorted.size() / 2];
   double sum = 0, sum_sq = 0;

@@ -35,7 +35,9 @@ TEST(Subsets, RandomDrawsAreDistinctSortedAndReproducible) {
     for (Eigen::Index r = 0; r < 4; ++r) {
       ASSERT_LT(first(r, j), 10);
       ++hits[static_cast<std::size_t>(first(r, j))];
-      if (r > 0) EXPECT_LT(first(r - 1, j), first(r, j));
+      if (r > 0) {
+        EXPECT_LT(first(r - 1, j), first(r, j));
+      }
     }
   }
   // Every row is drawn about 2000 * 4 / 10 = 800 times.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu_engine.hpp"
+#include "cublas_check.hpp"
 #include "device_ops.hpp"
 #include "engine_factory.hpp"
 #include "least_squares.hpp"
@@ -31,12 +32,12 @@ constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
 
 template <class T>
 void to_device(T* d_dst, const T* src, std::size_t count, cudaStream_t stream) {
-  RF_CUDA(cudaMemcpyAsync(d_dst, src, sizeof(T) * count, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(d_dst, src, sizeof(T) * count, cudaMemcpyHostToDevice, stream));
 }
 
 template <class T>
 void to_host(T* dst, const T* d_src, std::size_t count, cudaStream_t stream) {
-  RF_CUDA(cudaMemcpyAsync(dst, d_src, sizeof(T) * count, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaMemcpyAsync(dst, d_src, sizeof(T) * count, cudaMemcpyDeviceToHost, stream));
 }
 
 // Device Scalars into host doubles (synchronises the stream).
@@ -44,7 +45,7 @@ template <class Scalar>
 void download_as_double(double* out, const Scalar* d_src, std::size_t count, cudaStream_t stream) {
   std::vector<Scalar> host(count);
   to_host(host.data(), d_src, count, stream);
-  RF_CUDA(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   std::copy(host.begin(), host.end(), out);
 }
 
@@ -73,7 +74,7 @@ class StagingBuffer {
 
 class Event {
  public:
-  Event() { RF_CUDA(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  Event() { CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
   ~Event() { cudaEventDestroy(event_); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -101,7 +102,7 @@ void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaS
   for (std::size_t begin = 0, k = 0; begin < count; begin += chunk, k ^= 1) {
     const std::size_t length = std::min(chunk, count - begin);
     Scalar* host = staging.data() + k * chunk;
-    if (begin >= 2 * chunk) RF_CUDA(cudaEventSynchronize(done[k].get()));  // this half's last transfer
+    if (begin >= 2 * chunk) CUDA_CHECK(cudaEventSynchronize(done[k].get()));  // this half's last transfer
     double largest = 0;
     for (std::size_t i = 0; i < length; ++i) {
       const double value = src[begin + i];
@@ -110,10 +111,10 @@ void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaS
     }
     if (largest > static_cast<double>(std::numeric_limits<Scalar>::max()))
       throw std::invalid_argument("the data exceed the range of single precision (|value| > 3.4e38); use double precision");
-    RF_CUDA(cudaMemcpyAsync(d_dst + begin, host, sizeof(Scalar) * length, cudaMemcpyHostToDevice, stream));
-    RF_CUDA(cudaEventRecord(done[k].get(), stream));
+    CUDA_CHECK(cudaMemcpyAsync(d_dst + begin, host, sizeof(Scalar) * length, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaEventRecord(done[k].get(), stream));
   }
-  RF_CUDA(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 // Copies `count` host doubles to the device as Scalar and synchronises. Double: straight from
@@ -125,7 +126,7 @@ void upload(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t st
   if (count == 0) return;
   if constexpr (std::is_same_v<Scalar, double>) {
     to_device(d_dst, src, count, stream);
-    RF_CUDA(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
   } else {
     upload_converted(d_dst, src, count, stream);
   }
@@ -139,15 +140,15 @@ CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorit
   // A failed allocation elsewhere leaves a non-sticky error behind that later launch checks
   // (ours and cuBLAS's) would report: clear it so that this engine sees only its own errors.
   cudaGetLastError();
-  RF_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   try {
-    RF_CUBLAS(cublasCreate(&blas_));
+    CUBLAS_CHECK(cublasCreate(&blas_));
     cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
-    RF_CUBLAS(cublasSetStream(blas_, stream_));
+    CUBLAS_CHECK(cublasSetStream(blas_, stream_));
     upload(X_d_.reserve(n_ * p_), data.X.data(), n_ * p_, stream_);
     upload(y_d_.reserve(n_), data.y.data(), n_, stream_);
     std::size_t free_bytes = 0, total_bytes = 0;
-    RF_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     budget_bytes_ = std::clamp(free_bytes / 3, kMinBudgetBytes, kMaxBudgetBytes);
   } catch (...) {  // the destructor does not run when the constructor throws
     if (blas_) cublasDestroy(blas_);
@@ -205,7 +206,7 @@ void CudaEngine<Scalar>::for_each_batch(std::size_t m, std::size_t copies, Work&
 template <class Scalar>
 void CudaEngine<Scalar>::release_batch_buffers() {
   // Work queued before the failure may still use these buffers.
-  RF_CUDA(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
   cudaGetLastError();
   for (auto* array : {&B_, &R_, &sorted_, &t_}) array->release();
   for (auto* array : {&objective_, &center_, &half_, &G_, &gram_scratch_, &sum_scratch_}) array->release();
@@ -284,16 +285,16 @@ void CudaEngine<Scalar>::solve_elemental(const detail::SubsetMatrix& subsets, Ei
   }
   double** d_pointers = pointers_.reserve(2 * m);
   to_device(d_pointers, pointers.data(), 2 * m, stream_);
-  RF_CUBLAS(cublasDgetrfBatched(blas_, p, d_pointers, p, pivots_.reserve(p_ * m), info_.reserve(m), static_cast<int>(m)));
+  CUBLAS_CHECK(cublasDgetrfBatched(blas_, p, d_pointers, p, pivots_.reserve(p_ * m), info_.reserve(m), static_cast<int>(m)));
   int solve_info = 0;
-  RF_CUBLAS(cublasDgetrsBatched(blas_, CUBLAS_OP_N, p, 1, d_pointers, p, pivots_.data(), d_pointers + m, p,
+  CUBLAS_CHECK(cublasDgetrsBatched(blas_, CUBLAS_OP_N, p, 1, d_pointers, p, pivots_.data(), d_pointers + m, p,
                                 &solve_info, static_cast<int>(m)));
   std::vector<double> lu(p_ * p_ * m);
   std::vector<int> info(m);
   to_host(lu.data(), A, lu.size(), stream_);
   to_host(betas.data(), b, p_ * m, stream_);
   to_host(info.data(), info_.data(), m, stream_);
-  RF_CUDA(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
   for (std::size_t j = 0; j < m; ++j) {
     // Singular as the CPU engine judges it: a pivot below 1e-12 of the largest.
     double smallest = INFINITY, largest = 0;
@@ -311,7 +312,7 @@ void CudaEngine<Scalar>::lts_objectives(const Eigen::MatrixXd& betas, std::size_
   for_each_batch(static_cast<std::size_t>(betas.cols()), 1, [&](std::size_t begin, std::size_t count) {
     objectives_of_batch(betas, begin, count, h);
     to_host(out.data() + begin, objective_.data(), count, stream_);
-    RF_CUDA(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     clock_.collect();
   });
 }
@@ -329,7 +330,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
     gram.resize(q * q * count);
     to_host(objective_before.data() + begin, objective_.data(), count, stream_);
     to_host(gram.data(), G_.data(), gram.size(), stream_);
-    RF_CUDA(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     clock_.collect();
     // From here on nothing allocates on the device: the batch cannot be retried half done.
     for (std::size_t c = 0; c < count; ++c) {
@@ -344,7 +345,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
       // rows (rare).
       std::vector<std::int32_t> rows32(h);
       to_host(rows32.data(), rows_.data() + c * h, h, stream_);
-      RF_CUDA(cudaStreamSynchronize(stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
       const std::vector<std::size_t> rows(rows32.begin(), rows32.end());
       if (auto beta = detail::ls_on_rows(data_.X, data_.y, rows)) betas.col(col) = *beta;
     }
@@ -368,7 +369,7 @@ void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, b
       std::vector<double> centers(count), halves(count);
       to_host(centers.data(), center_.data(), count, stream_);
       to_host(halves.data(), half_.data(), count, stream_);
-      RF_CUDA(cudaStreamSynchronize(stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
       clock_.collect();
       for (std::size_t c = 0; c < count; ++c) {
         betas(0, static_cast<Eigen::Index>(begin + c)) = centers[c];

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "status.hpp"
+#include "../../../selection/src/cuda/cuda_check.cuh"
 
 namespace robustfit::regression::cuda {
 
@@ -24,7 +24,7 @@ class DeviceArray {
       cudaFree(data_);
       data_ = nullptr;
       capacity_ = 0;
-      RF_CUDA(cudaMalloc(reinterpret_cast<void**>(&data_), sizeof(T) * count));
+      CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), sizeof(T) * count));
       capacity_ = count;
     }
     return data_;

@@ -4,14 +4,14 @@
 // collect() runs after the stream has been synchronised for a batch's results anyway.
 #include <cuda_runtime.h>
 
-#include "status.hpp"
+#include "../../../selection/src/cuda/cuda_check.cuh"
 
 namespace robustfit::regression::cuda {
 
 class KernelClock {
  public:
   KernelClock() {
-    for (auto& event : events_) RF_CUDA(cudaEventCreate(&event));
+    for (auto& event : events_) CUDA_CHECK(cudaEventCreate(&event));
   }
   ~KernelClock() {
     for (auto event : events_) cudaEventDestroy(event);
@@ -19,10 +19,10 @@ class KernelClock {
   KernelClock(const KernelClock&) = delete;
   KernelClock& operator=(const KernelClock&) = delete;
 
-  void start(cudaStream_t stream) { RF_CUDA(cudaEventRecord(events_[0], stream)); }          // before the GEMM
-  void residuals_done(cudaStream_t stream) { RF_CUDA(cudaEventRecord(events_[1], stream)); }  // GEMM (and squares)
+  void start(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(events_[0], stream)); }          // before the GEMM
+  void residuals_done(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(events_[1], stream)); }  // GEMM (and squares)
   void selection_done(cudaStream_t stream) {                                                // thresholds chosen
-    RF_CUDA(cudaEventRecord(events_[2], stream));
+    CUDA_CHECK(cudaEventRecord(events_[2], stream));
     pending_ = true;
   }
 
@@ -30,8 +30,8 @@ class KernelClock {
   void collect() {
     if (!pending_) return;
     float residuals = 0, selection = 0;
-    RF_CUDA(cudaEventElapsedTime(&residuals, events_[0], events_[1]));
-    RF_CUDA(cudaEventElapsedTime(&selection, events_[1], events_[2]));
+    CUDA_CHECK(cudaEventElapsedTime(&residuals, events_[0], events_[1]));
+    CUDA_CHECK(cudaEventElapsedTime(&selection, events_[1], events_[2]));
     residuals_s_ += residuals / 1e3;
     selection_s_ += selection / 1e3;
     pending_ = false;

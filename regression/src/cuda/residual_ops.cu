@@ -2,7 +2,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "device_ops.hpp"
-#include "status.hpp"
+#include "cublas_check.hpp"
 
 namespace robustfit::regression::cuda {
 
@@ -92,10 +92,10 @@ template <class Scalar>
 void residuals(cublasHandle_t blas, const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
                std::size_t first_col, const Scalar* d_B, std::size_t m, Scalar* d_R, cudaStream_t stream) {
   broadcast_columns<<<grid_for(n * m), kThreads, 0, stream>>>(d_y, n, m, d_R);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
   const Scalar minus_one = -1, one = 1;
-  RF_CUBLAS(cublasSetStream(blas, stream));
-  RF_CUBLAS(gemm(blas, static_cast<int>(n), static_cast<int>(m), static_cast<int>(p - first_col), &minus_one,
+  CUBLAS_CHECK(cublasSetStream(blas, stream));
+  CUBLAS_CHECK(gemm(blas, static_cast<int>(n), static_cast<int>(m), static_cast<int>(p - first_col), &minus_one,
                  d_X + first_col * n, static_cast<int>(n), d_B + first_col, static_cast<int>(p), &one, d_R,
                  static_cast<int>(n)));
 }
@@ -103,7 +103,7 @@ void residuals(cublasHandle_t blas, const Scalar* d_X, const Scalar* d_y, std::s
 template <class Scalar>
 void square_inplace(Scalar* d_values, std::size_t count, cudaStream_t stream) {
   square_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_values, count);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
 }
 
 std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m) {
@@ -118,10 +118,10 @@ void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar
   auto* partial_count = reinterpret_cast<long long*>(d_scratch + m * chunks);
   chunk_sums_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(m)), kThreads, 0, stream>>>(
       d_R2, n, chunks, d_t, partial_sum, partial_count);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
   column_sums_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       m, chunks, d_t, h, partial_sum, partial_count, d_objective, d_below);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
 }
 
 #define RF_INSTANTIATE(Scalar)                                                                                        \

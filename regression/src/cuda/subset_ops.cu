@@ -3,7 +3,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "device_ops.hpp"
-#include "status.hpp"
+#include "../../../selection/src/cuda/cuda_check.cuh"
 
 namespace robustfit::regression::cuda {
 
@@ -181,11 +181,11 @@ void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scala
   int* ties = d_scratch + m * chunks;
   const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(m));
   chunk_counts_kernel<<<grid, kThreads, 0, stream>>>(d_R2, n, chunks, d_t, less, ties);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
   chunk_offsets_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(m, chunks, d_below, h, less, ties);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
   write_rows_kernel<<<grid, kThreads, 0, stream>>>(d_R2, n, chunks, d_t, d_below, h, less, ties, d_rows);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
 }
 
 std::size_t augmented_gram_scratch(std::size_t p, std::size_t h, std::size_t m) {
@@ -200,15 +200,15 @@ void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::si
   const std::size_t q = p + 1;
   if (q * (q + 1) / 2 > static_cast<std::size_t>(kMaxPairsPerThread) * kThreads)
     throw std::invalid_argument("the CUDA engine supports at most 62 coefficients");
-  RF_CUDA(cudaMemsetAsync(d_G, 0, sizeof(double) * q * q * m, stream));
+  CUDA_CHECK(cudaMemsetAsync(d_G, 0, sizeof(double) * q * q * m, stream));
   const std::size_t blocks = (h + kGramRowsPerBlock - 1) / kGramRowsPerBlock;
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(m));
   gram_kernel<<<grid, kThreads, sizeof(double) * kGramRowsPerTile * q, stream>>>(d_X, d_y, n, p, d_rows, h, d_scratch);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
   const std::size_t entries = m * q * (q + 1) / 2;
   gram_reduce_kernel<<<static_cast<unsigned>(std::min<std::size_t>((entries + kThreads - 1) / kThreads, 4096)), kThreads, 0, stream>>>(
       d_scratch, q, blocks, m, d_G);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
 }
 
 void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
@@ -216,7 +216,7 @@ void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::
   const std::size_t total = m * p * p;
   const auto blocks = static_cast<unsigned>(std::min<std::size_t>((total + kThreads - 1) / kThreads, 4096));
   gather_elemental_kernel<<<blocks, kThreads, 0, stream>>>(d_X, d_y, n, p, d_subsets, m, d_A, d_b);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
 }
 
 #define RF_INSTANTIATE(Scalar)                                                                                    \

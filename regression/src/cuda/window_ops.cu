@@ -6,7 +6,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "device_ops.hpp"
-#include "status.hpp"
+#include "../../../selection/src/cuda/cuda_check.cuh"
 
 namespace robustfit::regression::cuda {
 
@@ -61,13 +61,13 @@ template <class Scalar>
 void shortest_windows(const Scalar* d_sorted, std::size_t n, std::size_t m, std::size_t h, double* d_center,
                       double* d_half, cudaStream_t stream) {
   shortest_window_kernel<<<static_cast<unsigned>(m), kThreads, 0, stream>>>(d_sorted, n, h, d_center, d_half);
-  RF_CUDA(cudaGetLastError());
+  CUDA_CHECK_LAUNCH();
 }
 
 template <class Scalar>
 std::size_t sort_columns_temp_bytes(std::size_t n, std::size_t m) {
   std::size_t bytes = 0;
-  RF_CUDA(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, static_cast<const Scalar*>(nullptr),
+  CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, static_cast<const Scalar*>(nullptr),
                                              static_cast<Scalar*>(nullptr), static_cast<long long>(n * m),
                                              static_cast<long long>(m), offsets(n), offsets(n) + 1));
   return bytes;
@@ -76,7 +76,7 @@ std::size_t sort_columns_temp_bytes(std::size_t n, std::size_t m) {
 template <class Scalar>
 void sort_columns(const Scalar* d_in, Scalar* d_out, std::size_t n, std::size_t m, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream) {
-  RF_CUDA(cub::DeviceSegmentedSort::SortKeys(d_temp, temp_bytes, d_in, d_out, static_cast<long long>(n * m),
+  CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(d_temp, temp_bytes, d_in, d_out, static_cast<long long>(n * m),
                                              static_cast<long long>(m), offsets(n), offsets(n) + 1, stream));
 }
 

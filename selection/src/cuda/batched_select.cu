@@ -28,15 +28,6 @@ constexpr int kItemsPerThread = 4;
 constexpr int kFindThreads = 256;
 constexpr std::size_t kLongColumn = std::size_t{1} << 17;  // 11-bit digits from here on
 
-enum : std::size_t {
-  kSlotPrefix = kSlotBatched,  // per column: digits found so far
-  kSlotRank,                   // per column: rank among keys sharing the prefix
-  kSlotFlags,                  // per column: holds a NaN
-  kSlotHist,                   // cols x bins counters
-  kSlotSortTemp,
-  kSlotSorted,
-  kSlotOffsets,
-};
 
 template <class Key>
 __global__ void init_columns(Key* prefix, unsigned long long* rank, int* has_nan,
@@ -145,10 +136,10 @@ void batched_radix(const T* d_matrix, std::size_t rows, std::size_t cols, std::s
   constexpr int kPasses = (kKeyBits + kBits - 1) / kBits;
   auto shift_of = [](int pass) { return std::max(kKeyBits - kBits * (pass + 1), 0); };
 
-  Key* d_prefix = workspace.device_as<Key>(kSlotPrefix, cols);
-  auto* d_rank = workspace.device_as<unsigned long long>(kSlotRank, cols);
-  int* d_nan = workspace.device_as<int>(kSlotFlags, cols);
-  auto* d_hist = workspace.device_as<unsigned int>(kSlotHist, cols * kBins);
+  Key* d_prefix = workspace.device_as<Key>(kBatchedPrefix, cols);
+  auto* d_rank = workspace.device_as<unsigned long long>(kBatchedRank, cols);
+  int* d_nan = workspace.device_as<int>(kBatchedNanFlags, cols);
+  auto* d_hist = workspace.device_as<unsigned int>(kBatchedHistogram, cols * kBins);
   CUDA_CHECK(cudaMemsetAsync(d_hist, 0, cols * kBins * sizeof(unsigned int), stream));
   const unsigned small_grid = unsigned((cols + 255) / 256);
   init_columns<Key><<<small_grid, 256, 0, stream>>>(d_prefix, d_rank, d_nan, cols, k);
@@ -217,8 +208,8 @@ template <class T>
 void batched_sort_select(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
                          std::size_t k, T* d_out, Workspace& workspace, cudaStream_t stream) {
   const std::size_t items = (cols - 1) * ld + rows;
-  auto* d_offsets = workspace.device_as<long long>(kSlotOffsets, 2 * cols);
-  T* d_sorted = workspace.device_as<T>(kSlotSorted, items);
+  auto* d_offsets = workspace.device_as<long long>(kBatchedOffsets, 2 * cols);
+  T* d_sorted = workspace.device_as<T>(kBatchedSorted, items);
   const unsigned small_grid = unsigned((cols + 255) / 256);
   column_offsets<<<small_grid, 256, 0, stream>>>(d_offsets, d_offsets + cols, cols, rows, ld);
   CUDA_CHECK_LAUNCH();
@@ -226,7 +217,7 @@ void batched_sort_select(const T* d_matrix, std::size_t rows, std::size_t cols, 
   CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, d_matrix, d_sorted,
                                                 (long long)items, (long long)cols, d_offsets,
                                                 d_offsets + cols, stream));
-  void* d_temp = workspace.device(kSlotSortTemp, temp_bytes);
+  void* d_temp = workspace.device(kBatchedSortTemp, temp_bytes);
   CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(d_temp, temp_bytes, d_matrix, d_sorted,
                                                 (long long)items, (long long)cols, d_offsets,
                                                 d_offsets + cols, stream));

@@ -1,4 +1,4 @@
-// bucketMultiSelect (seed 000, Blanchard et al.): many order statistics of one vector at once.
+// bucketMultiSelect (Blanchard et al.): many order statistics of one vector at once.
 //
 // minmax; a sorted random sample of 1024 elements gives P = 16 intervals (pivots at sample
 // ranks 22 + 70(j-1), j = 1..15, plus min and max); each interval gets 704 buckets with a linear
@@ -32,7 +32,7 @@ namespace robustfit::selection::cuda::detail {
 namespace {
 
 constexpr int kSampleThreads = 256;
-constexpr int kSampleItems = 4;   // 256 x 4 = 1024 sampled elements (seed 000)
+constexpr int kSampleItems = 4;   // 256 x 4 = 1024 sampled elements (Blanchard et al.)
 constexpr int kIntervals = 16;                              // P
 constexpr int kFirstPivotRank = 22;                         // pivots at sample ranks 22 + 70(j-1)
 constexpr int kPivotRankStep = 70;
@@ -184,8 +184,8 @@ class BucketMultiSelect {
  public:
   BucketMultiSelect(const T* values, std::size_t n, Workspace& workspace, cudaStream_t stream)
       : x_(values), n_(n), workspace_(workspace), stream_(stream),
-        control_(workspace.device_as<Control<T>>(kSlotMulti, 1)),
-        host_control_(workspace.host_as<Control<T>>(kSlotMulti, 1)) {}
+        control_(workspace.device_as<Control<T>>(kMultiControl, 1)),
+        host_control_(workspace.host_as<Control<T>>(kMultiControl, 1)) {}
 
   void run(const std::size_t* ks, std::size_t count, T* out) {
     const unsigned grid = streaming_grid(n_, kThreads, 1, kBlocksPerSm);
@@ -199,7 +199,7 @@ class BucketMultiSelect {
       std::fill(out, out + count, lo);
       return;
     }
-    unsigned short* bucket_ids = workspace_.device_as<unsigned short>(kSlotMulti + 1, n_);
+    unsigned short* bucket_ids = workspace_.device_as<unsigned short>(kMultiBucketIds, n_);
     make_intervals<T><<<1, kSampleThreads, 0, stream_>>>(x_, n_, control_);
     CUDA_CHECK_LAUNCH();
     assign_buckets<T><<<grid, kThreads, 0, stream_>>>(x_, n_, control_, bucket_ids);
@@ -210,7 +210,7 @@ class BucketMultiSelect {
     const Control<T>& c = *host_control_;
     std::vector<unsigned long long> before(kBuckets + 1, 0);
     for (int b = 0; b < kBuckets; ++b) before[b + 1] = before[b] + c.counts[b];
-    unsigned char* active = workspace_.host_as<unsigned char>(kSlotMulti + 1, kBuckets);
+    unsigned char* active = workspace_.host_as<unsigned char>(kMultiActive, kBuckets);
     std::fill(active, active + kBuckets, 0);
     std::vector<int> bucket_of_rank(count);
     for (std::size_t i = 0; i < count; ++i) {
@@ -226,28 +226,28 @@ class BucketMultiSelect {
 
     // Reduce (or sort everything when that would not shrink the work), then sort.
     const bool sort_all = static_cast<double>(reduced) > kSortInsteadFraction * static_cast<double>(n_);
-    T* sorted = workspace_.device_as<T>(kSlotMulti + 2, sort_all ? n_ : reduced);
+    T* sorted = workspace_.device_as<T>(kMultiSorted, sort_all ? n_ : reduced);
     const T* to_sort = x_;
     if (!sort_all) {
-      unsigned char* d_active = workspace_.device_as<unsigned char>(kSlotMulti + 4, kBuckets);
+      unsigned char* d_active = workspace_.device_as<unsigned char>(kMultiActive, kBuckets);
       CUDA_CHECK(cudaMemcpyAsync(d_active, active, kBuckets, cudaMemcpyHostToDevice, stream_));
-      T* compacted = workspace_.device_as<T>(kSlotMulti + 3, reduced);
+      T* compacted = workspace_.device_as<T>(kMultiCompacted, reduced);
       copy_active<T><<<grid, kThreads, 0, stream_>>>(x_, bucket_ids, n_, d_active, control_, compacted);
       CUDA_CHECK_LAUNCH();
       to_sort = compacted;
     }
     const std::size_t sort_n = sort_all ? n_ : reduced;
-    sort_values(to_sort, sorted, sort_n, workspace_, kSlotMulti + 5, stream_);
+    sort_values(to_sort, sorted, sort_n, workspace_, kMultiSortTemp, stream_);
 
     // Read every rank that is not an equality bucket's from the sorted vector.
-    unsigned long long* positions = workspace_.host_as<unsigned long long>(kSlotMulti + 2, count);
+    unsigned long long* positions = workspace_.host_as<unsigned long long>(kMultiPositions, count);
     for (std::size_t i = 0; i < count; ++i) {
       const int b = bucket_of_rank[i];
       positions[i] = sort_all ? ks[i] : ks[i] - before[b] + active_before[b];
     }
-    auto* d_positions = workspace_.device_as<unsigned long long>(kSlotMulti + 6, count);
-    T* d_out = workspace_.device_as<T>(kSlotMulti + 7, count);
-    T* h_out = workspace_.host_as<T>(kSlotMulti + 3, count);
+    auto* d_positions = workspace_.device_as<unsigned long long>(kMultiPositions, count);
+    T* d_out = workspace_.device_as<T>(kMultiOut, count);
+    T* h_out = workspace_.host_as<T>(kMultiOut, count);
     CUDA_CHECK(cudaMemcpyAsync(d_positions, positions, count * sizeof(unsigned long long), cudaMemcpyHostToDevice, stream_));
     gather<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(sorted, d_positions, count, d_out);
     CUDA_CHECK_LAUNCH();

@@ -1,4 +1,4 @@
-// bucketSelect (seed 001, Alabi et al.): distributive partitioning into B = 1024 buckets.
+// bucketSelect (Alabi et al.): distributive partitioning into B = 1024 buckets.
 //
 // Each iteration projects the candidates linearly onto the buckets (in double precision),
 // counts them with shared-memory atomics, and keeps the bucket holding rank k ("K-bucket").
@@ -38,7 +38,7 @@
 namespace robustfit::selection::cuda::detail {
 namespace {
 
-constexpr int kBuckets = 1024;                                      // B (seed 001)
+constexpr int kBuckets = 1024;                                      // B (Alabi et al.)
 constexpr std::size_t kPhaseOneThreshold = std::size_t{1} << 21;   // copy while n > 2^21
 constexpr int kMaxPhaseOneCopies = 2;                               // "never more than twice"
 constexpr int kMaxStalledIterations = 3;     // iterations that fail to halve, then sort
@@ -259,10 +259,10 @@ class BucketSelect {
   BucketSelect(const T* values, std::size_t n, Workspace& workspace, cudaStream_t stream)
       : input_(values), n_(n), workspace_(workspace), stream_(stream) {
     constexpr std::size_t control_bytes = sizeof(State<T>) + kBuckets * sizeof(unsigned long long);
-    char* control = static_cast<char*>(workspace.device(kSlotBucket, seed::align_up(control_bytes)));
+    char* control = static_cast<char*>(workspace.device(kBucketControl, seed::align_up(control_bytes)));
     state_ = reinterpret_cast<State<T>*>(control);
     counts_ = reinterpret_cast<unsigned long long*>(control + seed::align_up(sizeof(State<T>), 16));
-    host_state_ = static_cast<State<T>*>(workspace.host(kSlotBucket, sizeof(State<T>)));
+    host_state_ = static_cast<State<T>*>(workspace.host(kBucketControl, sizeof(State<T>)));
   }
 
   T run(std::size_t k) {
@@ -334,8 +334,8 @@ class BucketSelect {
     return *host_state_;
   }
 
-  // Two scratch vectors of n values (slots kSlotBucket+1, +2), allocated on first use.
-  T* buffer(int which) { return workspace_.device_as<T>(kSlotBucket + 1 + which, n_); }
+  // Two scratch vectors of n values, allocated on first use.
+  T* buffer(int which) { return workspace_.device_as<T>(which == 0 ? kBucketBufferA : kBucketBufferB, n_); }
 
   // Fallback: compact the candidates [lo, hi] and radix-sort them; exact, bounded cost.
   T sort_candidates(const T* current, std::size_t current_n, T lo, T hi, std::size_t candidates,
@@ -350,8 +350,8 @@ class BucketSelect {
     gather_k_bucket<T><<<streaming_grid(current_n, kThreads, 1, kBlocksPerSm), kThreads, 0, stream_>>>(
         current, current_n, lo, hi, unused, false, state_, compacted);
     CUDA_CHECK_LAUNCH();
-    sort_values(compacted, sorted, candidates, workspace_, kSlotBucket + 3, stream_);
-    T* host_value = workspace_.host_as<T>(kSlotBucket + 1, 1);
+    sort_values(compacted, sorted, candidates, workspace_, kBucketSortTemp, stream_);
+    T* host_value = workspace_.host_as<T>(kBucketHostValue, 1);
     CUDA_CHECK(cudaMemcpyAsync(host_value, sorted + rank, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     return *host_value;

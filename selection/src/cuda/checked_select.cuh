@@ -1,7 +1,7 @@
 #pragma once
 // Internal: variants of this module's own algorithms that also report whether the input holds
 // a NaN, found during a pass the algorithm makes anyway (no extra read of the input), plus
-// their tunable parameters. The plain detail:: functions in algorithms.cuh call these.
+// their tunable parameters. The dispatch layer (select.cu) calls these directly.
 #include <cstddef>
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// Beliakov's hybrid cutting-plane selection (seed 004), generalised to any rank k.
+// Beliakov's hybrid cutting-plane selection, generalised to any rank k.
 //
 // The k-th smallest minimises f(t) = sum_i |g_i - t| + (n - 2k - 1) t, convex and piecewise
 // linear. Kelley's step intersects the tangents at the bracket ends (lo, hi); the values
@@ -31,7 +31,6 @@ constexpr int kReduceThreads = 512;
 constexpr int kItemsPerThread = 4;
 constexpr int kUpdateThreads = 256;
 
-enum : std::size_t { kSlotState = kSlotCuttingPlane, kSlotPartials, kSlotSelected, kSlotTemp };
 
 enum Status : int { kRunning = 0, kFoundPivot = 1, kBracketSmall = 2 };
 
@@ -168,9 +167,9 @@ Checked<T> cutting_plane_select_checked(const T* d_values, std::size_t n, std::s
   if (n <= small_bracket) return sort_select_checked(d_values, n, k, workspace, stream);
 
   const unsigned grid = streaming_grid(n, kReduceThreads, kItemsPerThread, 2048 / kReduceThreads);
-  auto* d_state = workspace.device_as<CpState<Key>>(kSlotState, 1);
-  auto* h_state = workspace.host_as<CpState<Key>>(kSlotState, 1);
-  auto* d_partials = workspace.device_as<CpPartial>(kSlotPartials, grid);
+  auto* d_state = workspace.device_as<CpState<Key>>(kCuttingPlaneState, 1);
+  auto* h_state = workspace.host_as<CpState<Key>>(kCuttingPlaneState, 1);
+  auto* d_partials = workspace.device_as<CpPartial>(kCuttingPlanePartials, grid);
   // Start: the bracket holds every non-NaN key (NaN keys are the extremes 0 and ~0); the first
   // pivot is the key of +0, so the first reduction also yields the mean of all keys.
   *h_state = CpState<Key>{Key(0), Key(~Key(0)), KeyTraits<T>::to_key(T(0)), 0, n, 0, 0, kRunning};
@@ -189,30 +188,21 @@ Checked<T> cutting_plane_select_checked(const T* d_values, std::size_t n, std::s
   if (state.status == kFoundPivot) return {KeyTraits<T>::from_key(state.pivot), false};
 
   // Copy the bracket's values out and sort them: the answer is at rank k - #(keys <= lo).
-  T* d_selected = workspace.device_as<T>(kSlotSelected, state.inside);
+  T* d_selected = workspace.device_as<T>(kCuttingPlaneSelected, state.inside);
   unsigned long long* d_num_selected = &d_state->selected;
   const InOpenBracket<T> in_bracket{state.lo, state.hi};
   std::size_t temp_bytes = 0;
   CUDA_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes, d_values, d_selected, d_num_selected, n,
                                    in_bracket, stream));
-  void* d_temp = workspace.device(kSlotTemp, temp_bytes);
+  void* d_temp = workspace.device(kCuttingPlaneTemp, temp_bytes);
   CUDA_CHECK(cub::DeviceSelect::If(d_temp, temp_bytes, d_values, d_selected, d_num_selected, n,
                                    in_bracket, stream));
   return {sort_select(d_selected, state.inside, k - state.le_lo, workspace, stream), false};
 }
 
-template <class T>
-T cutting_plane_select(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace,
-                       cudaStream_t stream) {
-  return cutting_plane_select_checked(d_values, n, k, CuttingPlaneParams{}, workspace, stream)
-      .value;
-}
-
 #define ROBUSTFIT_INSTANTIATE(T)                                                              \
   template Checked<T> cutting_plane_select_checked<T>(                                        \
-      const T*, std::size_t, std::size_t, const CuttingPlaneParams&, Workspace&, cudaStream_t); \
-  template T cutting_plane_select<T>(const T*, std::size_t, std::size_t, Workspace&,          \
-                                     cudaStream_t);
+      const T*, std::size_t, std::size_t, const CuttingPlaneParams&, Workspace&, cudaStream_t);
 ROBUSTFIT_INSTANTIATE(float)
 ROBUSTFIT_INSTANTIATE(double)
 #undef ROBUSTFIT_INSTANTIATE

@@ -40,7 +40,6 @@ template <class T> constexpr int kSampleSize = kSampleThreads<T> * kSampleItems;
 constexpr int kPassThreads = 512;
 constexpr int kVectorsPerThread = 4;  // 16-byte loads in flight per thread per step
 
-enum : std::size_t { kSlotState = kSlotFloydRivest, kSlotBuffer };
 
 template <class T>
 struct BracketState {
@@ -248,9 +247,9 @@ Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::si
   const std::size_t warps = std::size_t{grid} * (kPassThreads / 32);
   const std::size_t capacity = std::min(
       params.max_capacity, static_cast<std::size_t>(static_cast<double>(n) * params.capacity_fraction) + warps * kChunk);
-  auto* d_state = workspace.device_as<BracketState<T>>(kSlotState, 1);
-  auto* h_state = workspace.host_as<BracketState<T>>(kSlotState, 1);
-  T* buffer = workspace.device_as<T>(kSlotBuffer, std::max<std::size_t>(capacity, 1));
+  auto* d_state = workspace.device_as<BracketState<T>>(kFloydRivestState, 1);
+  auto* h_state = workspace.host_as<BracketState<T>>(kFloydRivestState, 1);
+  T* buffer = workspace.device_as<T>(kFloydRivestBuffer, std::max<std::size_t>(capacity, 1));
 
   const std::size_t shared_bytes = sample_shared_bytes<T>();
   CUDA_CHECK(cudaFuncSetAttribute(pick_bracket<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -277,15 +276,9 @@ Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::si
   return radix_select_checked(d_values, n, k, RadixParams{}, workspace, stream);  // a miss
 }
 
-template <class T>
-T floyd_rivest_select(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace, cudaStream_t stream) {
-  return floyd_rivest_select_checked(d_values, n, k, FloydRivestParams{}, workspace, stream).value;
-}
-
 #define ROBUSTFIT_INSTANTIATE(T)                                                                           \
   template Checked<T> floyd_rivest_select_checked<T>(const T*, std::size_t, std::size_t,                   \
-                                                     const FloydRivestParams&, Workspace&, cudaStream_t);  \
-  template T floyd_rivest_select<T>(const T*, std::size_t, std::size_t, Workspace&, cudaStream_t);
+                                                     const FloydRivestParams&, Workspace&, cudaStream_t);
 ROBUSTFIT_INSTANTIATE(float)
 ROBUSTFIT_INSTANTIATE(double)
 #undef ROBUSTFIT_INSTANTIATE

@@ -11,8 +11,6 @@
 namespace robustfit::selection::cuda::detail {
 namespace {
 
-enum : std::size_t { kSlotResult = kSlotDispatch, kSlotTemp };
-
 template <class Key>
 struct KeyRange {
   Key min, max;
@@ -42,14 +40,14 @@ InputSummary<T> summarize_input(const T* d_values, std::size_t n, Workspace& wor
                                 cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
   using Range = KeyRange<Key>;
-  auto* d_result = workspace.device_as<Range>(kSlotResult, 1);
-  auto* h_result = workspace.host_as<Range>(kSlotResult, 1);
+  auto* d_result = workspace.device_as<Range>(kSummaryRange, 1);
+  auto* h_result = workspace.host_as<Range>(kSummaryRange, 1);
   const Range identity{Key(~Key(0)), Key(0), 0};
   std::size_t temp_bytes = 0;
   CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, d_values, d_result, n,
                                                 MergeKeyRange<Key>{}, ToKeyRange<T>{}, identity,
                                                 stream));
-  void* d_temp = workspace.device(kSlotTemp, temp_bytes);
+  void* d_temp = workspace.device(kSummaryTemp, temp_bytes);
   CUDA_CHECK(cub::DeviceReduce::TransformReduce(d_temp, temp_bytes, d_values, d_result, n,
                                                 MergeKeyRange<Key>{}, ToKeyRange<T>{}, identity,
                                                 stream));

@@ -1,5 +1,5 @@
 #pragma once
-// Order-preserving map from floating-point values to unsigned keys (seed 001, radixSelect):
+// Order-preserving map from floating-point values to unsigned keys (Alabi et al., radixSelect):
 // negative values have all bits inverted, non-negative ones only the sign bit, so that
 // x < y implies key(x) < key(y). -0 maps just below +0 (they compare equal as values, so
 // either is a correct answer). Positive NaNs land above +inf, negative NaNs below -inf.

@@ -1,4 +1,4 @@
-// MSD radixSelect (seed 001) on order-preserving keys, with 11-bit digits (3 passes for
+// MSD radixSelect (Alabi et al.) on order-preserving keys, with 11-bit digits (3 passes for
 // float, 6 for double) as in modern radix top-k. Each pass builds a shared-memory histogram
 // of the current digit of the candidates; a one-block kernel finds the digit holding rank k
 // and updates (prefix, k) on the device, so the host waits only once, for the answer.
@@ -26,7 +26,6 @@ constexpr int kItemsPerThread = 4;  // loads in flight per thread per step
 constexpr int kFindThreads = 1024;
 static_assert(kBins % kFindThreads == 0);
 
-enum : std::size_t { kSlotState = kSlotRadix, kSlotHist, kSlotBufferA, kSlotBufferB };
 
 template <class Key>
 struct RadixState {
@@ -166,13 +165,13 @@ Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, co
   const int kPasses = pass_count(kKeyBits);
   const bool copying = n >= params.copy_threshold;
 
-  auto* d_state = workspace.device_as<RadixState<Key>>(kSlotState, 1);
-  auto* h_state = workspace.host_as<RadixState<Key>>(kSlotState, 1);
-  auto* d_hist = workspace.device_as<unsigned long long>(kSlotHist, kBins);
+  auto* d_state = workspace.device_as<RadixState<Key>>(kRadixState, 1);
+  auto* h_state = workspace.host_as<RadixState<Key>>(kRadixState, 1);
+  auto* d_hist = workspace.device_as<unsigned long long>(kRadixHistogram, kBins);
   Key* buffers[2] = {nullptr, nullptr};
   if (copying) {
-    buffers[0] = workspace.device_as<Key>(kSlotBufferA, n);
-    buffers[1] = workspace.device_as<Key>(kSlotBufferB, n);
+    buffers[0] = workspace.device_as<Key>(kRadixKeysA, n);
+    buffers[1] = workspace.device_as<Key>(kRadixKeysB, n);
   }
   *h_state = RadixState<Key>{Key(0), k, 0, 0, 0};
   CUDA_CHECK(cudaMemcpyAsync(d_state, h_state, sizeof *h_state, cudaMemcpyHostToDevice, stream));
@@ -233,16 +232,9 @@ T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T
   return radix_select_keys(d_values, n, k, RadixParams{}, base, bits, workspace, stream).value;
 }
 
-template <class T>
-T radix_select(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace,
-               cudaStream_t stream) {
-  return radix_select_checked(d_values, n, k, RadixParams{}, workspace, stream).value;
-}
-
 #define ROBUSTFIT_INSTANTIATE(T)                                                              \
   template Checked<T> radix_select_checked<T>(const T*, std::size_t, std::size_t,             \
                                               const RadixParams&, Workspace&, cudaStream_t);  \
-  template T radix_select<T>(const T*, std::size_t, std::size_t, Workspace&, cudaStream_t);                \
   template T radix_select_in_range<T>(const T*, std::size_t, std::size_t, T, T, Workspace&, cudaStream_t);
 ROBUSTFIT_INSTANTIATE(float)
 ROBUSTFIT_INSTANTIATE(double)

@@ -1,4 +1,4 @@
-// SampleSelect (seed 002): sample, sort the sample in one block, take splitters at its
+// SampleSelect (Ribizel and Anzt): sample, sort the sample in one block, take splitters at its
 // quantiles, place them in an implicit binary search tree in shared memory, give every
 // element a one-byte bucket "oracle" while counting buckets (shared-memory counters, then one
 // global atomic per bucket and block), find the bucket of rank k, filter it contiguously,
@@ -169,11 +169,11 @@ class SampleSelect {
       : n_(n), workspace_(workspace), stream_(stream) {
     const std::size_t state_at = seed::align_up(sizeof(Splitters<T>));
     const std::size_t counts_at = state_at + seed::align_up(sizeof(State<T>));
-    char* control = static_cast<char*>(workspace.device(kSlotSample, counts_at + kBuckets * sizeof(unsigned long long)));
+    char* control = static_cast<char*>(workspace.device(kSampleControl, counts_at + kBuckets * sizeof(unsigned long long)));
     splitters_ = reinterpret_cast<Splitters<T>*>(control);
     state_ = reinterpret_cast<State<T>*>(control + state_at);
     counts_ = reinterpret_cast<unsigned long long*>(control + counts_at);
-    host_state_ = static_cast<State<T>*>(workspace.host(kSlotSample, sizeof(State<T>)));
+    host_state_ = static_cast<State<T>*>(workspace.host(kSampleControl, sizeof(State<T>)));
     CUDA_CHECK(cudaMemsetAsync(counts_, 0, kBuckets * sizeof(unsigned long long), stream_));
   }
 
@@ -189,7 +189,7 @@ class SampleSelect {
         return fetch_state().value;
       }
       if (stalls >= kMaxStalledLevels) return sort_candidates(current, count, rank);
-      unsigned char* oracles = workspace_.device_as<unsigned char>(kSlotSample + 1, n_);
+      unsigned char* oracles = workspace_.device_as<unsigned char>(kSampleOracles, n_);
       const unsigned grid = streaming_grid(count, kThreads, 1, kBlocksPerSm);
       pick_splitters<T><<<1, kSampleThreads, 0, stream_>>>(current, count, level, splitters_);
       CUDA_CHECK_LAUNCH();
@@ -216,13 +216,13 @@ class SampleSelect {
     return *host_state_;
   }
 
-  T* buffer(int which) { return workspace_.device_as<T>(kSlotSample + 2 + which, n_); }
+  T* buffer(int which) { return workspace_.device_as<T>(which == 0 ? kSampleBufferA : kSampleBufferB, n_); }
 
-  // Fallback when sampling keeps failing: radix-sort the candidates (the oracle slot, no
-  // longer needed, holds CUB's scratch).
+  // Fallback when sampling keeps failing: radix-sort the candidates (kSampleSortTemp is the
+  // oracles' slot: no longer needed, it holds CUB's scratch).
   T sort_candidates(const T* current, std::size_t count, unsigned long long rank) {
     T* sorted = current == buffer(0) ? buffer(1) : buffer(0);
-    sort_values(current, sorted, count, workspace_, kSlotSample + 1, stream_);
+    sort_values(current, sorted, count, workspace_, kSampleSortTemp, stream_);
     CUDA_CHECK(cudaMemcpyAsync(&state_->value, sorted + rank, sizeof(T), cudaMemcpyDeviceToDevice, stream_));
     return fetch_state().value;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the seed algorithms (bucketSelect, SampleSelect, bucketMultiSelect) and
+// Helpers shared by the published GPU algorithms (bucketSelect, SampleSelect, bucketMultiSelect) and
 // Floyd–Rivest: atomic-friendly order-preserving keys, sample positions, alignment.
 // Device code: include from .cu only.
 #include <cuda_runtime.h>

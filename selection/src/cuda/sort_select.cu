@@ -14,8 +14,6 @@
 namespace robustfit::selection::cuda::detail {
 namespace {
 
-enum : std::size_t { kSlotTemp = kSlotSort, kSlotSorted, kSlotPicked, kSlotRanks };
-
 // Gathers sorted[0], sorted[k], sorted[n-1] so one copy brings all three to the host.
 template <class T>
 __global__ void pick_ends_and_kth(const T* sorted, std::size_t n, std::size_t k, T* out) {
@@ -38,16 +36,16 @@ __global__ void pick_ends_and_ranks(const T* sorted, std::size_t n, const std::s
 
 template <class T>
 const T* sort_copy(const T* d_values, std::size_t n, Workspace& workspace, cudaStream_t stream) {
-  T* d_sorted = workspace.device_as<T>(kSlotSorted, n);
-  sort_values(d_values, d_sorted, n, workspace, kSlotTemp, stream);
+  T* d_sorted = workspace.device_as<T>(kSortSorted, n);
+  sort_values(d_values, d_sorted, n, workspace, kSortTemp, stream);
   return d_sorted;
 }
 
 template <class T>
 Checked<T> read_back(const T* sorted, std::size_t n, std::size_t k, Workspace& workspace,
                      cudaStream_t stream) {
-  T* d_picked = workspace.device_as<T>(kSlotPicked, 3);
-  T* h_picked = workspace.host_as<T>(kSlotPicked, 3);
+  T* d_picked = workspace.device_as<T>(kSortPicked, 3);
+  T* h_picked = workspace.host_as<T>(kSortPicked, 3);
   pick_ends_and_kth<<<1, 1, 0, stream>>>(sorted, n, k, d_picked);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaMemcpyAsync(h_picked, d_picked, 3 * sizeof(T), cudaMemcpyDeviceToHost, stream));
@@ -68,13 +66,13 @@ bool sort_select_many_checked(const T* d_values, std::size_t n, const std::size_
                               std::size_t count, T* out, Workspace& workspace,
                               cudaStream_t stream) {
   const T* d_sorted = sort_copy(d_values, n, workspace, stream);
-  auto* h_ranks = workspace.host_as<std::size_t>(kSlotRanks, count);
-  auto* d_ranks = workspace.device_as<std::size_t>(kSlotRanks, count);
+  auto* h_ranks = workspace.host_as<std::size_t>(kSortRanks, count);
+  auto* d_ranks = workspace.device_as<std::size_t>(kSortRanks, count);
   std::copy(ks, ks + count, h_ranks);
   CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t),
                              cudaMemcpyHostToDevice, stream));
-  T* d_picked = workspace.device_as<T>(kSlotPicked, count + 2);
-  T* h_picked = workspace.host_as<T>(kSlotPicked, count + 2);
+  T* d_picked = workspace.device_as<T>(kSortPicked, count + 2);
+  T* h_picked = workspace.host_as<T>(kSortPicked, count + 2);
   pick_ends_and_ranks<<<unsigned((count + 255) / 256), 256, 0, stream>>>(d_sorted, n, d_ranks,
                                                                           count, d_picked);
   CUDA_CHECK_LAUNCH();
@@ -88,11 +86,11 @@ bool sort_select_many_checked(const T* d_values, std::size_t n, const std::size_
 template <class T>
 Checked<T> sort_select_inplace_checked(T* d_values, std::size_t n, std::size_t k,
                                        Workspace& workspace, cudaStream_t stream) {
-  cub::DoubleBuffer<T> keys(d_values, workspace.device_as<T>(kSlotSorted, n));
+  cub::DoubleBuffer<T> keys(d_values, workspace.device_as<T>(kSortSorted, n));
   std::size_t temp_bytes = 0;
   CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, keys, n, 0, int(sizeof(T) * 8),
                                             stream));
-  void* d_temp = workspace.device(kSlotTemp, temp_bytes);
+  void* d_temp = workspace.device(kSortTemp, temp_bytes);
   CUDA_CHECK(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, keys, n, 0, int(sizeof(T) * 8),
                                             stream));
   return read_back(keys.Current(), n, k, workspace, stream);

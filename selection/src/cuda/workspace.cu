@@ -66,12 +66,6 @@ void* Workspace::host(std::size_t slot, std::size_t bytes) {
   return ptr;
 }
 
-std::size_t Workspace::device_bytes() const {
-  std::size_t total = 0;
-  for (const Buffer& buffer : device_) total += buffer.bytes;
-  return total;
-}
-
 void Workspace::release() {
   for (Buffer& buffer : device_)
     if (buffer.ptr != nullptr) cudaFree(buffer.ptr);

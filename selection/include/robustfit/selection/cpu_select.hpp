@@ -2,6 +2,8 @@
 // k-th order statistics on the CPU: the reference every GPU algorithm is tested against.
 // Ranks are 0-based: k = 0 is the minimum, k = n-1 the maximum.
 // Errors (std::invalid_argument): empty input, k >= n, NaN anywhere in the input.
+// Instantiated for float and double. The h smallest values' rows, trimmed sums: cpu_smallest_h.hpp;
+// sorting on every thread: cpu_sort.hpp.
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -15,6 +17,13 @@ T kth_smallest(std::span<const T> values, std::size_t k);
 // Same, reordering `values` in place (no copy): std::nth_element semantics afterwards.
 template <class T>
 T kth_smallest_inplace(std::span<T> values, std::size_t k);
+
+// Same value as kth_smallest, on every hardware thread in fixed row chunks (the result never
+// depends on the thread count): a regular sample brackets rank k, one pass counts the values
+// below and inside the bracket, a selection among those inside finishes. Falls back to
+// kth_smallest when the bracket misses, for NaN (same error) and below two row chunks.
+template <class T>
+T kth_smallest_parallel(std::span<const T> values, std::size_t k);
 
 // Many order statistics of one vector; result[i] is the ks[i]-th smallest.
 // Ranks may come in any order and repeat.

@@ -1,8 +1,8 @@
 #pragma once
 // Host-side entry points to the CUDA selection module that need no CUDA headers:
-// used by the CLI and by code that is compiled without nvcc. Defined only when the
-// project is built with CUDA (ROBUSTFIT_HAVE_CUDA); otherwise `cuda_available()` is false
-// and the others throw std::runtime_error.
+// used by the CLI and by code that is compiled without nvcc. Defined by src/cuda/gpu_host.cu
+// when the project is built with CUDA; otherwise (src/gpu_unavailable.cpp) `cuda_available()`
+// is false and the others throw std::runtime_error.
 #include <cstddef>
 #include <span>
 #include <string>

@@ -31,8 +31,7 @@ class Workspace {
     return static_cast<T*>(host(slot, count * sizeof(T)));
   }
 
-  std::size_t device_bytes() const;  // total device memory held
-  void release();                    // frees everything
+  void release();  // frees everything
 
  private:
   struct Buffer {

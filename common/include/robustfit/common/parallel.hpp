@@ -1,0 +1,95 @@
+#pragma once
+// The project's thread loop: a static partition of indices over every hardware thread, and
+// fixed row chunks for passes over all n rows. Results never depend on the number of threads:
+// each index is handled independently, and per-chunk partial results are combined in chunk
+// order, with chunks fixed by n alone.
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <numeric>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace robustfit::common {
+
+// The number of workers parallel_for uses for `tasks` indices (at least 1).
+inline unsigned worker_count(std::size_t tasks) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min<std::size_t>(hw, std::max<std::size_t>(tasks, 1)));
+}
+
+// Calls body(worker, index) for index in [0, count); `worker` < worker_count(count), so
+// callers can keep one scratch buffer per worker. Rethrows the first worker's exception.
+template <class Body>
+void parallel_for(std::size_t count, Body&& body) {
+  const unsigned workers = worker_count(count);
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < count; ++i) body(0u, i);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(workers);
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        for (std::size_t i = w; i < count; i += workers) body(w, i);
+      } catch (...) {
+        errors[w] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Fixed row chunks for passes over all n rows: at least kMinChunkRows rows each and at most
+// kMaxChunks of them, so that per-chunk partial results, and the order they are combined in,
+// depend on n only, never on the thread count. Boundaries are multiples of kChunkAlign rows:
+// chunks never share a cache line or a word of a std::vector<bool>.
+inline constexpr std::size_t kMinChunkRows = 32768;
+inline constexpr std::size_t kMaxChunks = 256;
+inline constexpr std::size_t kChunkAlign = 4096;
+
+inline std::size_t row_chunk_count(std::size_t n) { return std::clamp<std::size_t>(n / kMinChunkRows, 1, kMaxChunks); }
+
+inline std::size_t row_chunk_begin(std::size_t n, std::size_t chunk) {
+  const std::size_t chunks = row_chunk_count(n);
+  return chunk >= chunks ? n : chunk * n / chunks / kChunkAlign * kChunkAlign;
+}
+
+// Calls body(chunk, begin, end) for every row chunk of [0, n), chunks spread over the threads.
+template <class Body>
+void parallel_rows(std::size_t n, Body&& body) {
+  parallel_for(row_chunk_count(n), [&](unsigned, std::size_t c) { body(c, row_chunk_begin(n, c), row_chunk_begin(n, c + 1)); });
+}
+
+// The rows chunk c keeps, counts[c] of them (one count per row chunk of n), written in row
+// order by fill(c, begin, end, out): the chunks' rows one after the other.
+template <class Fill>
+std::vector<std::size_t> gather_rows(std::size_t n, std::span<const std::size_t> counts, Fill&& fill) {
+  std::vector<std::size_t> offsets(counts.size() + 1, 0);
+  std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
+  std::vector<std::size_t> rows(offsets.back());
+  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) { fill(c, begin, end, rows.data() + offsets[c]); });
+  return rows;
+}
+
+// The rows i in [0, n) with keep(i), sorted.
+template <class Keep>
+std::vector<std::size_t> rows_where(std::size_t n, Keep&& keep) {
+  std::vector<std::size_t> counts(row_chunk_count(n));
+  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    std::size_t count = 0;
+    for (std::size_t i = begin; i < end; ++i) count += keep(i) ? 1 : 0;
+    counts[c] = count;
+  });
+  return gather_rows(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (keep(i)) *out++ = i;
+  });
+}
+
+}  // namespace robustfit::common

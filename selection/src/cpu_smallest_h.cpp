@@ -1,0 +1,134 @@
+// The h smallest values' rows and trimmed sums, serial and over fixed row chunks.
+#include "robustfit/selection/cpu_smallest_h.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::selection {
+namespace {
+
+void require_h(std::size_t n, std::size_t h) {
+  if (n == 0) throw std::invalid_argument("cannot select from an empty input");
+  if (h == 0 || h > n)
+    throw std::invalid_argument("h = " + std::to_string(h) + " is out of range for n = " + std::to_string(n) +
+                                " values (expected 1.." + std::to_string(n) + ")");
+}
+
+}  // namespace
+
+template <class T>
+T smallest_h(std::span<const T> values, std::size_t h, std::span<std::size_t> rows, std::vector<T>& scratch) {
+  require_h(values.size(), h);
+  if (rows.size() != h)
+    throw std::invalid_argument("smallest_h: the output holds " + std::to_string(rows.size()) + " rows, expected h = " +
+                                std::to_string(h));
+  scratch.assign(values.begin(), values.end());
+  const T t = kth_smallest_inplace<T>(scratch, h - 1);
+  // Rows below t, plus the first (h - #below) rows equal to t, collected in row order.
+  std::size_t ties = h - static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [t](T v) { return v < t; }));
+  std::size_t* out = rows.data();
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] < t || (values[i] == t && ties > 0 && ties--)) *out++ = i;
+  return t;
+}
+
+template <class T>
+SmallestH<T> smallest_h(std::span<const T> values, std::size_t h) {
+  require_h(values.size(), h);
+  SmallestH<T> result;
+  result.rows.resize(h);
+  std::vector<T> scratch;
+  result.threshold = smallest_h<T>(values, h, result.rows, scratch);
+  return result;
+}
+
+template <class T>
+SmallestH<T> smallest_h_parallel(std::span<const T> values, std::size_t h) {
+  const std::size_t n = values.size(), chunks = common::row_chunk_count(n);
+  require_h(n, h);
+  SmallestH<T> result;
+  result.threshold = kth_smallest_parallel<T>(values, h - 1);
+  const T t = result.threshold;
+  std::vector<std::size_t> below(chunks), equal(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    std::size_t low = 0, tied = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      low += values[i] < t;
+      tied += values[i] == t;
+    }
+    below[c] = low;
+    equal[c] = tied;
+  });
+  // Rows below t, plus the first (h - #below) rows equal to t in row order: hand the ties out
+  // to the chunks in order.
+  std::size_t ties = h;
+  for (std::size_t c = 0; c < chunks; ++c) ties -= below[c];
+  std::vector<std::size_t> counts(chunks), chunk_ties(chunks);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    chunk_ties[c] = std::min(ties, equal[c]);
+    ties -= chunk_ties[c];
+    counts[c] = below[c] + chunk_ties[c];
+  }
+  result.rows = common::gather_rows(n, counts, [&](std::size_t c, std::size_t begin, std::size_t end, std::size_t* out) {
+    std::size_t left = chunk_ties[c];
+    for (std::size_t i = begin; i < end; ++i) {
+      const T v = values[i];
+      if (v < t || (v == t && left > 0 && left--)) *out++ = i;
+    }
+  });
+  return result;
+}
+
+template <class T>
+double trimmed_sum_inplace(std::span<T> values, std::size_t h) {
+  require_h(values.size(), h);
+  const T t = kth_smallest_inplace<T>(values, h - 1);
+  double below = 0;
+  std::size_t count = 0;
+  for (T v : values)
+    if (v < t) {
+      below += static_cast<double>(v);
+      ++count;
+    }
+  return below + static_cast<double>(h - count) * static_cast<double>(t);
+}
+
+template <class T>
+double trimmed_sum_parallel(std::span<const T> values, std::size_t h) {
+  const std::size_t n = values.size(), chunks = common::row_chunk_count(n);
+  require_h(n, h);
+  const T t = kth_smallest_parallel<T>(values, h - 1);
+  std::vector<double> sums(chunks);
+  std::vector<std::size_t> counts(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    double sum = 0;
+    std::size_t count = 0;
+    for (std::size_t i = begin; i < end; ++i)
+      if (values[i] < t) {
+        sum += static_cast<double>(values[i]);
+        ++count;
+      }
+    sums[c] = sum;
+    counts[c] = count;
+  });
+  double below = 0;
+  std::size_t count = 0;
+  for (std::size_t c = 0; c < chunks; ++c) below += sums[c], count += counts[c];
+  return below + static_cast<double>(h - count) * static_cast<double>(t);
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                                   \
+  template T smallest_h<T>(std::span<const T>, std::size_t, std::span<std::size_t>, std::vector<T>&); \
+  template SmallestH<T> smallest_h<T>(std::span<const T>, std::size_t);                            \
+  template SmallestH<T> smallest_h_parallel<T>(std::span<const T>, std::size_t);                   \
+  template double trimmed_sum_inplace<T>(std::span<T>, std::size_t);                               \
+  template double trimmed_sum_parallel<T>(std::span<const T>, std::size_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection

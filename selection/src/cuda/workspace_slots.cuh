@@ -1,0 +1,76 @@
+#pragma once
+// Internal: every buffer the CUDA selection keeps in a Workspace, by name. Each algorithm has
+// slots of its own, so that one algorithm may call another (cutting plane finishes with
+// sort_select on its bracket; Floyd–Rivest falls back to radix select) without aliasing. A slot
+// names a device buffer, a pinned host buffer, or both (the Workspace keeps the two kinds
+// apart: Workspace::device(s) and Workspace::host(s) never share memory).
+#include <cstddef>
+
+namespace robustfit::selection::cuda::detail {
+
+enum Slot : std::size_t {
+  // Input summary (min, max, NaN) of the dispatch layer.
+  kSummaryRange,    // device + host: the reduction's result
+  kSummaryTemp,     // CUB reduction scratch
+
+  // Sort & choose.
+  kSortTemp,        // CUB radix-sort scratch
+  kSortSorted,      // the sorted copy (or the in-place sort's alternate buffer)
+  kSortPicked,      // device + host: the ends and the chosen ranks' values
+  kSortRanks,       // device + host: the ranks of a many-rank selection
+
+  // Cutting plane.
+  kCuttingPlaneState,     // device + host: the bracket
+  kCuttingPlanePartials,  // per-block partial sums
+  kCuttingPlaneSelected,  // the bracket's values, copied out for the finishing sort
+  kCuttingPlaneTemp,      // CUB select scratch
+
+  // bucketSelect.
+  kBucketControl,    // device: state and bucket counts; host: the state
+  kBucketBufferA,    // two vectors of n values the K-bucket is copied between
+  kBucketBufferB,
+  kBucketSortTemp,   // CUB scratch of the fallback sort
+  kBucketHostValue,  // host: the fallback's answer
+
+  // radixSelect.
+  kRadixState,      // device + host: prefix found so far
+  kRadixHistogram,  // digit counters
+  kRadixKeysA,      // two vectors of n keys for the compacting variant
+  kRadixKeysB,
+
+  // SampleSelect.
+  kSampleControl,   // device: splitters, state and bucket counts; host: the state
+  kSampleOracles,   // each value's bucket
+  kSampleSortTemp = kSampleOracles,  // the fallback sort's scratch: the oracles are dead by then
+                                     // (right after kSampleOracles, so the next name is new)
+  kSampleBufferA,   // two vectors of n values the chosen bucket is filtered between
+  kSampleBufferB,
+
+  // bucketMultiSelect.
+  kMultiControl,    // device + host: min/max, pivots, bucket counts
+  kMultiBucketIds,  // each value's bucket
+  kMultiActive,     // device + host: which buckets hold a wanted rank
+  kMultiCompacted,  // the active buckets' values
+  kMultiSorted,     // those values (or all) sorted
+  kMultiSortTemp,   // CUB radix-sort scratch
+  kMultiPositions,  // device + host: each rank's place in the sorted values
+  kMultiOut,        // device + host: the values at those places
+
+  // Batched selection (many columns).
+  kBatchedPrefix,     // per column: digits found so far
+  kBatchedRank,       // per column: rank among keys sharing the prefix
+  kBatchedNanFlags,   // per column: holds a NaN
+  kBatchedHistogram,  // cols x bins counters
+  kBatchedSortTemp,   // CUB segmented-sort scratch
+  kBatchedSorted,     // the sorted columns
+  kBatchedOffsets,    // segment offsets
+
+  // Floyd–Rivest.
+  kFloydRivestState,   // device + host: the bracket and its counts
+  kFloydRivestBuffer,  // the values inside the bracket
+};
+
+// The one deliberate alias must not shift the names after it onto another slot.
+static_assert(kSampleBufferA == kSampleOracles + 1 && kMultiControl == kSampleBufferB + 1);
+
+}  // namespace robustfit::selection::cuda::detail
