@@ -193,6 +193,7 @@ std::vector<std::string> write_bench_report(const std::filesystem::path& folder,
       axes.y_label = precision ? "precision" : "recall";
       axes.y_min = 0;
       axes.y_max = 1.05;
+      axes.x_min = 0;  // both panels on the same x range (recall has no value at 0)
       add_curves(axes,
                  curves(runs, name,
                         [&](const BenchRun& r) {
