@@ -122,19 +122,6 @@ std::vector<T> few_huge(std::size_t n, Rng& rng) {
   return values;
 }
 
-template <class T>
-std::vector<T> signed_zeros_and_infs(std::size_t n, Rng& rng) {
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  return draw_each<T>(n, [&]() -> T {
-    const double u = rng.uniform();
-    if (u < 0.10) return T(0);
-    if (u < 0.20) return -T(0);
-    if (u < 0.25) return inf;
-    if (u < 0.30) return -inf;
-    return static_cast<T>(rng.normal());
-  });
-}
-
 }  // namespace
 
 std::span<const Distribution> all_distributions() { return kAll; }
@@ -153,35 +140,74 @@ Distribution parse_distribution(std::string_view name) {
   throw std::invalid_argument(message);
 }
 
+// The distributions arranged as a whole rather than drawn value by value.
+bool arranged_as_whole(Distribution distribution) {
+  return distribution == Distribution::few_huge || distribution == Distribution::two_values_95 ||
+         distribution == Distribution::sorted || distribution == Distribution::reverse_sorted ||
+         distribution == Distribution::bucket_killer;
+}
+
+// One value of a distribution whose values are independent draws; false for the others.
 template <class T>
-std::vector<T> make_distribution(Distribution distribution, std::size_t n, std::uint64_t seed,
-                                 std::size_t distinct) {
-  Rng rng(seed);
+bool draw_independent(Distribution distribution, Rng& rng, std::size_t distinct, T& value) {
   const auto mix = [&](double first_share, auto first, auto second) {
-    return draw_each<T>(n, [&] { return rng.uniform() < first_share ? first() : second(); });
+    return rng.uniform() < first_share ? first() : second();
   };
   const auto normal = [&] { return rng.normal(); };
   const auto half_normal = [&] { return std::fabs(rng.normal()); };
   const auto shifted = [&] { return kOutlierShift + rng.normal(); };
   const auto wide = [&] { return kWideSigma * rng.normal(); };
   switch (distribution) {
-    case Distribution::uniform: return draw_each<T>(n, [&] { return rng.uniform(); });
-    case Distribution::normal: return draw_each<T>(n, normal);
-    case Distribution::half_normal: return draw_each<T>(n, half_normal);
-    case Distribution::beta_2_5: return draw_each<T>(n, [&] { return beta_2_5(rng); });
+    case Distribution::uniform: value = static_cast<T>(rng.uniform()); return true;
+    case Distribution::normal: value = static_cast<T>(normal()); return true;
+    case Distribution::half_normal: value = static_cast<T>(half_normal()); return true;
+    case Distribution::beta_2_5: value = static_cast<T>(beta_2_5(rng)); return true;
     case Distribution::cauchy:
-      return draw_each<T>(n, [&] { return std::tan(std::numbers::pi * (rng.uniform_open() - 0.5)); });
-    case Distribution::mixture_normal_66_33: return mix(kTwoThirds, normal, shifted);
-    case Distribution::mixture_normal_50_50: return mix(0.5, normal, shifted);
-    case Distribution::half_normal_10pct_ten: return mix(0.9, half_normal, [] { return 10.0; });
-    case Distribution::half_normal_wide_66_33: return mix(kTwoThirds, half_normal, wide);
-    case Distribution::half_normal_wide_50_50: return mix(0.5, half_normal, wide);
-    case Distribution::few_huge: return few_huge<T>(n, rng);
-    case Distribution::distinct_d: {
+      value = static_cast<T>(std::tan(std::numbers::pi * (rng.uniform_open() - 0.5)));
+      return true;
+    case Distribution::mixture_normal_66_33: value = static_cast<T>(mix(kTwoThirds, normal, shifted)); return true;
+    case Distribution::mixture_normal_50_50: value = static_cast<T>(mix(0.5, normal, shifted)); return true;
+    case Distribution::half_normal_10pct_ten:
+      value = static_cast<T>(mix(0.9, half_normal, [] { return 10.0; }));
+      return true;
+    case Distribution::half_normal_wide_66_33: value = static_cast<T>(mix(kTwoThirds, half_normal, wide)); return true;
+    case Distribution::half_normal_wide_50_50: value = static_cast<T>(mix(0.5, half_normal, wide)); return true;
+    case Distribution::distinct_d:
       if (distinct == 0) throw std::invalid_argument("make_distribution: distinct must be >= 1");
-      return draw_each<T>(n, [&] { return static_cast<double>(rng.below(distinct)); });
+      value = static_cast<T>(static_cast<double>(rng.below(distinct)));
+      return true;
+    case Distribution::all_equal: value = T(1); return true;
+    case Distribution::near_zero_doubles: {
+      constexpr T tiny = std::numeric_limits<T>::denorm_min();
+      const T magnitude = tiny * static_cast<T>(std::floor(rng.uniform() * kNearZeroMultiples));
+      value = rng.uniform() < 0.5 ? -magnitude : magnitude;
+      return true;
     }
-    case Distribution::all_equal: return std::vector<T>(n, T(1));
+    case Distribution::signed_zeros_and_infs: {
+      constexpr T inf = std::numeric_limits<T>::infinity();
+      const double u = rng.uniform();
+      value = u < 0.10 ? T(0) : u < 0.20 ? -T(0) : u < 0.25 ? inf : u < 0.30 ? -inf : static_cast<T>(rng.normal());
+      return true;
+    }
+    default: return false;
+  }
+}
+
+template <class T>
+std::vector<T> make_distribution(Distribution distribution, std::size_t n, std::uint64_t seed,
+                                 std::size_t distinct) {
+  Rng rng(seed);
+  if (distribution == Distribution::distinct_d && distinct == 0)
+    throw std::invalid_argument("make_distribution: distinct must be >= 1");
+  if (!arranged_as_whole(distribution)) {
+    std::vector<T> values(n);
+    for (auto& x : values) {
+      if (!draw_independent(distribution, rng, distinct, x)) throw std::invalid_argument("make_distribution: unknown Distribution value");
+    }
+    return values;
+  }
+  switch (distribution) {
+    case Distribution::few_huge: return few_huge<T>(n, rng);
     case Distribution::two_values_95: return two_values_95<T>(n, rng);
     case Distribution::sorted:
     case Distribution::reverse_sorted: {
@@ -191,16 +217,30 @@ std::vector<T> make_distribution(Distribution distribution, std::size_t n, std::
       return values;
     }
     case Distribution::bucket_killer: return bucket_killer<T>(n, rng);
-    case Distribution::near_zero_doubles: {
-      constexpr T tiny = std::numeric_limits<T>::denorm_min();
-      return draw_each<T>(n, [&] {
-        const T magnitude = tiny * static_cast<T>(std::floor(rng.uniform() * kNearZeroMultiples));
-        return rng.uniform() < 0.5 ? -magnitude : magnitude;
-      });
-    }
-    case Distribution::signed_zeros_and_infs: return signed_zeros_and_infs<T>(n, rng);
+    default: break;
   }
   throw std::invalid_argument("make_distribution: unknown Distribution value");
+}
+
+void for_each_distribution_chunk(Distribution distribution, std::size_t n, std::uint64_t seed,
+                                 std::size_t distinct,
+                                 const std::function<void(std::span<const double>)>& sink) {
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  if (distribution == Distribution::distinct_d && distinct == 0)
+    throw std::invalid_argument("make_distribution: distinct must be >= 1");
+  if (arranged_as_whole(distribution)) {
+    const auto values = make_distribution<double>(distribution, n, seed, distinct);
+    for (std::size_t i = 0; i < n; i += kChunk)
+      sink(std::span<const double>(values.data() + i, std::min(kChunk, n - i)));
+    return;
+  }
+  Rng rng(seed);
+  std::vector<double> chunk;
+  for (std::size_t i = 0; i < n; i += kChunk) {
+    chunk.resize(std::min(kChunk, n - i));
+    for (auto& x : chunk) draw_independent(distribution, rng, distinct, x);
+    sink(chunk);
+  }
 }
 
 template std::vector<float> make_distribution<float>(Distribution, std::size_t, std::uint64_t, std::size_t);

@@ -4,6 +4,7 @@
 // Uses its own generator (xoshiro256**), not std:: distributions, whose output varies by library.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -43,5 +44,13 @@ Distribution parse_distribution(std::string_view name);
 template <class T>
 std::vector<T> make_distribution(Distribution distribution, std::size_t n, std::uint64_t seed,
                                  std::size_t distinct = 16);
+
+// The values of make_distribution<double>(distribution, n, seed, distinct), handed to `sink` in
+// order, a block at a time. Independent draws are produced block by block (constant memory);
+// the distributions arranged as a whole (sorted, reverse_sorted, two_values_95, few_huge,
+// bucket_killer) are built in memory and handed over in blocks.
+void for_each_distribution_chunk(Distribution distribution, std::size_t n, std::uint64_t seed,
+                                 std::size_t distinct,
+                                 const std::function<void(std::span<const double>)>& sink);
 
 }  // namespace robustfit::data
