@@ -239,11 +239,14 @@ class BucketMultiSelect {
     const std::size_t sort_n = sort_all ? n_ : reduced;
     sort_values(to_sort, sorted, sort_n, workspace_, kMultiSortTemp, stream_);
 
-    // Read every rank that is not an equality bucket's from the sorted vector.
+    // Read every rank that is not an equality bucket's from the sorted vector. An equality
+    // bucket's rank is answered by its pivot and is not in the reduced vector: it reads
+    // position 0 (a valid place, result unused) rather than a place past the reduced end.
     unsigned long long* positions = workspace_.host_as<unsigned long long>(kMultiPositions, count);
     for (std::size_t i = 0; i < count; ++i) {
       const int b = bucket_of_rank[i];
-      positions[i] = sort_all ? ks[i] : ks[i] - before[b] + active_before[b];
+      const bool equality_bucket = b % kBucketsPerInterval == 0;
+      positions[i] = sort_all ? ks[i] : equality_bucket ? 0 : ks[i] - before[b] + active_before[b];
     }
     auto* d_positions = workspace_.device_as<unsigned long long>(kMultiPositions, count);
     T* d_out = workspace_.device_as<T>(kMultiOut, count);
