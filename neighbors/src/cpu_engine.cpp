@@ -1,0 +1,223 @@
+#include "cpu_engine.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "direct_distance.hpp"
+#include "parallel_for.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::neighbors::detail {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kEps = std::numeric_limits<double>::epsilon();  // 2u
+
+// A row that may be among the k nearest: lo <= its key <= hi (key: squared distance on the GEMM
+// path, the distance itself on the direct path).
+struct Candidate {
+  double lo, hi;
+  std::int64_t row;
+};
+
+// A bound on keys that also admits every key whose distance rounds equal to the distance of a
+// key at the bound (sqrt merges neighbouring squared distances: s <= b (1 + 4u) then), so ties
+// at the k-th distance are never lost to the filter.
+double widen(double bound) { return bound + bound * (8 * kEps); }
+
+// The candidates of one query, with the running k-th smallest upper bound.
+class QueryCandidates {
+ public:
+  void reset(std::size_t k) {
+    k_ = k;
+    cap_ = std::max<std::size_t>(4 * k, 256);
+    bound_ = kInf;
+    list_.clear();
+  }
+  double bound() const { return bound_; }  // widened
+  void add(double lo, double hi, std::int64_t row, std::vector<double>& scratch) {
+    list_.push_back({lo, hi, row});
+    if (list_.size() >= cap_) shrink(scratch);
+  }
+  // Final: candidates under the threshold T = k-th smallest upper bound (in row order).
+  std::span<const Candidate> finish(std::vector<double>& scratch) {
+    shrink(scratch);
+    return list_;
+  }
+
+ private:
+  void shrink(std::vector<double>& scratch) {
+    if (list_.size() < k_) return;
+    scratch.resize(list_.size());
+    for (std::size_t i = 0; i < list_.size(); ++i) scratch[i] = list_[i].hi;
+    const double t = selection::kth_smallest_inplace<double>(scratch, k_ - 1);
+    bound_ = std::min(bound_, widen(t));
+    const double b = bound_;
+    std::erase_if(list_, [b](const Candidate& c) { return c.lo > b; });  // keeps row order
+    if (list_.size() * 2 > cap_) cap_ *= 2;  // many near-ties: grow instead of shrinking often
+  }
+  std::size_t k_ = 0, cap_ = 0;
+  double bound_ = kInf;
+  std::vector<Candidate> list_;
+};
+
+// Per-worker scratch, reused across tasks.
+struct Scratch {
+  RowMatrix gram;
+  std::vector<double> lo, values, distances;
+  std::vector<QueryCandidates> queries;
+  std::vector<std::pair<double, std::int64_t>> chosen;
+};
+
+class CpuEngine final : public Engine {
+ public:
+  CpuEngine(const RowMatrix& train, Metric metric) : train_(train), metric_(metric) {
+    sq_norm_ = train_.rowwise().squaredNorm();
+    norm_ = sq_norm_.cwiseSqrt();
+  }
+
+  std::string name() const override { return "cpu"; }
+
+  NeighborLists nearest(const RowMatrix& queries, std::size_t k, bool ordered,
+                        std::optional<std::size_t> exclude_self_from) override {
+    const std::size_t n = static_cast<std::size_t>(train_.rows()), m = static_cast<std::size_t>(queries.rows());
+    if (queries.cols() != train_.cols())
+      throw std::invalid_argument("queries: " + std::to_string(queries.cols()) + " columns, the training data has " +
+                                  std::to_string(train_.cols()));
+    const std::size_t available = exclude_self_from ? n - std::min<std::size_t>(n, 1) : n;
+    if (k == 0 || k > available)
+      throw std::invalid_argument("k: " + std::to_string(k) + " is outside 1.." + std::to_string(available));
+    if (exclude_self_from && *exclude_self_from + m > n)
+      throw std::invalid_argument("exclude_self_from: query rows run past the training rows");
+
+    NeighborLists out;
+    out.queries = m;
+    out.k = k;
+    out.rows.resize(m * k);
+    out.distances.resize(m * k);
+    const Eigen::VectorXd q_sq = queries.rowwise().squaredNorm();
+    const Eigen::VectorXd q_norm = q_sq.cwiseSqrt();
+    const double reach = (m ? q_norm.maxCoeff() : 0) + (n ? norm_.maxCoeff() : 0);
+    // The GEMM filter needs finite squares; otherwise every distance is computed directly.
+    const bool gemm = metric_ == Metric::euclidean && std::isfinite(64 * reach * reach);
+    const std::size_t tasks = (m + kQueryTile - 1) / kQueryTile;
+    std::vector<Scratch> scratch(worker_count(tasks));
+    parallel_for(tasks, [&](unsigned worker, std::size_t task) {
+      const std::size_t q0 = task * kQueryTile, q1 = std::min(m, q0 + kQueryTile);
+      Scratch& s = scratch[worker];
+      s.queries.resize(kQueryTile);
+      for (std::size_t i = q0; i < q1; ++i) s.queries[i - q0].reset(k);
+      for (std::size_t t0 = 0; t0 < n; t0 += kTrainTile) {
+        const std::size_t t1 = std::min(n, t0 + kTrainTile);
+        if (gemm)
+          filter_tile(queries, q_sq, q_norm, q0, q1, t0, t1, exclude_self_from, s);
+        else
+          direct_tile(queries, q0, q1, t0, t1, exclude_self_from, s);
+      }
+      for (std::size_t i = q0; i < q1; ++i)
+        choose(queries, i, k, ordered, s.queries[i - q0], s, &out.rows[i * k], &out.distances[i * k]);
+    });
+    return out;
+  }
+
+ private:
+  static std::optional<std::size_t> self_row(std::optional<std::size_t> from, std::size_t i) {
+    return from ? std::optional<std::size_t>(*from + i) : std::nullopt;
+  }
+
+  void filter_tile(const RowMatrix& queries, const Eigen::VectorXd& q_sq, const Eigen::VectorXd& q_norm,
+                   std::size_t q0, std::size_t q1, std::size_t t0, std::size_t t1,
+                   std::optional<std::size_t> exclude, Scratch& s) const {
+    const std::size_t rows = t1 - t0;
+    const auto d = static_cast<double>(train_.cols());
+    // e = 4 (d + 4) u (|q| + |x|)^2 covers the rounding of both forms with a factor 2 to spare
+    // (u = eps/2); the absolute term covers underflow (each operation errs by < 2^-1075 there).
+    const double rel = 2 * (d + 4) * kEps, abs = 4 * (d + 4) * std::numeric_limits<double>::denorm_min();
+    s.gram.resize(static_cast<Eigen::Index>(q1 - q0), static_cast<Eigen::Index>(rows));
+    s.gram.noalias() = queries.middleRows(static_cast<Eigen::Index>(q0), static_cast<Eigen::Index>(q1 - q0)) *
+                       train_.middleRows(static_cast<Eigen::Index>(t0), static_cast<Eigen::Index>(rows)).transpose();
+    s.lo.resize(rows);
+    const double* xn = sq_norm_.data() + t0;
+    const double* xr = norm_.data() + t0;
+    for (std::size_t i = q0; i < q1; ++i) {
+      const double qn = q_sq[static_cast<Eigen::Index>(i)], qr = q_norm[static_cast<Eigen::Index>(i)];
+      const double* g = s.gram.row(static_cast<Eigen::Index>(i - q0)).data();
+      double* lo = s.lo.data();
+      for (std::size_t j = 0; j < rows; ++j) {  // vectorised: no branch
+        const double r = qr + xr[j];
+        lo[j] = (qn + xn[j] - 2 * g[j]) - (rel * (r * r) + abs);
+      }
+      if (const auto self = self_row(exclude, i); self && *self >= t0 && *self < t1) lo[*self - t0] = kInf;
+      QueryCandidates& c = s.queries[i - q0];
+      double bound = c.bound();
+      for (std::size_t j = 0; j < rows; ++j) {
+        if (lo[j] > bound) continue;
+        const double r = qr + xr[j];
+        const double e = rel * (r * r) + abs;
+        const double hi = std::max(lo[j] + e, 0.0) + e;
+        c.add(lo[j], hi, static_cast<std::int64_t>(t0 + j), s.values);
+        bound = c.bound();
+      }
+    }
+  }
+
+  void direct_tile(const RowMatrix& queries, std::size_t q0, std::size_t q1, std::size_t t0, std::size_t t1,
+                   std::optional<std::size_t> exclude, Scratch& s) const {
+    const std::size_t rows = t1 - t0, d = static_cast<std::size_t>(train_.cols());
+    s.lo.resize(rows);
+    for (std::size_t i = q0; i < q1; ++i) {
+      direct_distances(queries.row(static_cast<Eigen::Index>(i)).data(), train_.row(static_cast<Eigen::Index>(t0)).data(),
+                       rows, d, metric_, s.lo.data());
+      if (const auto self = self_row(exclude, i); self && *self >= t0 && *self < t1) s.lo[*self - t0] = kInf;
+      QueryCandidates& c = s.queries[i - q0];
+      for (std::size_t j = 0; j < rows; ++j) {
+        const double v = s.lo[j];
+        if (v > c.bound() || (exclude && t0 + j == *self_row(exclude, i))) continue;
+        c.add(v, v, static_cast<std::int64_t>(t0 + j), s.values);
+      }
+    }
+  }
+
+  // The k smallest candidates by (direct distance, row): the k-th smallest distance t by
+  // selection, then every candidate below t and the ties at t with the smallest rows.
+  void choose(const RowMatrix& queries, std::size_t i, std::size_t k, bool ordered, QueryCandidates& c, Scratch& s,
+              std::int64_t* rows_out, double* distances_out) const {
+    const auto list = c.finish(s.values);
+    const std::size_t d = static_cast<std::size_t>(train_.cols());
+    const double* q = queries.row(static_cast<Eigen::Index>(i)).data();
+    s.distances.resize(list.size());
+    for (std::size_t a = 0; a < list.size(); ++a)
+      s.distances[a] = direct_distance(q, train_.row(list[a].row).data(), d, metric_);
+    s.values.assign(s.distances.begin(), s.distances.end());
+    const double t = selection::kth_smallest_inplace<double>(s.values, k - 1);
+    s.chosen.clear();
+    for (std::size_t a = 0; a < list.size(); ++a)
+      if (s.distances[a] < t) s.chosen.emplace_back(s.distances[a], list[a].row);
+    for (std::size_t a = 0; a < list.size() && s.chosen.size() < k; ++a)  // ties at t, rows ascending
+      if (s.distances[a] == t) s.chosen.emplace_back(t, list[a].row);
+    if (ordered) std::sort(s.chosen.begin(), s.chosen.end());
+    for (std::size_t a = 0; a < k; ++a) {
+      rows_out[a] = s.chosen[a].second;
+      distances_out[a] = s.chosen[a].first;
+    }
+  }
+
+  const RowMatrix& train_;
+  Metric metric_;
+  Eigen::VectorXd sq_norm_, norm_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cpu_engine(const RowMatrix& train, Metric metric) {
+  return std::make_unique<CpuEngine>(train, metric);
+}
+
+}  // namespace robustfit::neighbors::detail
