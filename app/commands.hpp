@@ -8,5 +8,6 @@ namespace robustfit::app {
 
 int run_fit(const std::vector<std::string>& args);
 int run_select(const std::vector<std::string>& args);
+int run_knn(const std::vector<std::string>& args);
 
 }  // namespace robustfit::app
