@@ -1,8 +1,9 @@
 // CPU kNN benchmark (bench/results/KNN_CPU.md): knn_search on uniform random data in [0, 1)^d,
 // the same data scikit-learn is timed on (bench/peers/knn_sklearn.py reads --write-data DIR).
 // Usage: bench_knn_cpu [--n N] [--m M] [--d D] [--k K] [--runs R] [--metric euclidean|manhattan]
-//                      [--write-data DIR]
-// Prints one CSV row: n,m,d,k,metric,threads,median_s,min_s,max_s; with --write-data also writes
+//                      [--write-data DIR] [--kernel avx512|avx2|baseline]
+// --kernel: the filter kernel variant (default: the best this CPU runs).
+// Prints one CSV row: n,m,d,k,metric,threads,kernel,median_s,min_s,max_s; with --write-data also writes
 // DIR/train.csv, DIR/query.csv and DIR/neighbors_robustfit.csv (0-based rows, ordered).
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "filter_kernel.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/neighbors/knn.hpp"
 
@@ -52,6 +54,12 @@ int main(int argc, char** argv) {
     else if (key == "--runs") runs = std::stoul(value);
     else if (key == "--metric") metric = value;
     else if (key == "--write-data") data_dir = value;
+    else if (key == "--kernel") {
+      if (!robustfit::neighbors::detail::use_scan_block_variant(value)) {
+        std::cerr << "kernel " << value << " is not available on this CPU\n";
+        return 2;
+      }
+    }
     else {
       std::cerr << "unknown option " << key << '\n';
       return 2;
@@ -70,9 +78,9 @@ int main(int argc, char** argv) {
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(seconds.begin(), seconds.end());
-  std::printf("n,m,d,k,metric,threads,median_s,min_s,max_s\n%zu,%zu,%zu,%zu,%s,%u,%.4f,%.4f,%.4f\n", n, m, d, k,
-              metric.c_str(), std::thread::hardware_concurrency(), seconds[seconds.size() / 2], seconds.front(),
-              seconds.back());
+  std::printf("n,m,d,k,metric,threads,kernel,median_s,min_s,max_s\n%zu,%zu,%zu,%zu,%s,%u,%s,%.4f,%.4f,%.4f\n", n, m, d,
+              k, metric.c_str(), std::thread::hardware_concurrency(), robustfit::neighbors::detail::scan_block_variant(),
+              seconds[seconds.size() / 2], seconds.front(), seconds.back());
   if (!data_dir.empty()) {
     std::filesystem::create_directories(data_dir);
     write_matrix(std::filesystem::path(data_dir) / "train.csv", train);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "direct_distance.hpp"
+#include "filter_kernel.hpp"
 #include "parallel_for.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 
@@ -20,7 +21,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = std::numeric_limits<double>::epsilon();  // 2u
 
-// A row that may be among the k nearest: lo <= its key <= hi (key: squared distance on the GEMM
+// A row that may be among the k nearest: lo <= its key <= hi (key: squared distance on the filter
 // path, the distance itself on the direct path).
 struct Candidate {
   double lo, hi;
@@ -37,7 +38,7 @@ class QueryCandidates {
  public:
   void reset(std::size_t k) {
     k_ = k;
-    cap_ = std::max<std::size_t>(4 * k, 256);
+    cap_ = k + std::max<std::size_t>(k, 16);
     bound_ = kInf;
     list_.clear();
   }
@@ -61,7 +62,9 @@ class QueryCandidates {
     bound_ = std::min(bound_, widen(t));
     const double b = bound_;
     std::erase_if(list_, [b](const Candidate& c) { return c.lo > b; });  // keeps row order
-    if (list_.size() * 2 > cap_) cap_ *= 2;  // many near-ties: grow instead of shrinking often
+    // Tighten again after max(k, 16) more candidates (a tight bound is what keeps the filter's
+    // survivors rare), or after doubling when many near-ties stay: amortised O(1) per candidate.
+    cap_ = list_.size() + std::max({k_, std::size_t{16}, list_.size()});
   }
   std::size_t k_ = 0, cap_ = 0;
   double bound_ = kInf;
@@ -70,8 +73,8 @@ class QueryCandidates {
 
 // Per-worker scratch, reused across tasks.
 struct Scratch {
-  RowMatrix gram;
-  std::vector<double> lo, values, distances;
+  std::vector<double> minus_two_q, lo, values, distances;
+  std::vector<Survivor> survivors;
   std::vector<QueryCandidates> queries;
   std::vector<std::pair<double, std::int64_t>> chosen;
 };
@@ -79,8 +82,10 @@ struct Scratch {
 class CpuEngine final : public Engine {
  public:
   CpuEngine(const RowMatrix& train, Metric metric) : train_(train), metric_(metric) {
-    sq_norm_ = train_.rowwise().squaredNorm();
-    norm_ = sq_norm_.cwiseSqrt();
+    if (metric == Metric::euclidean) {
+      blocks_.emplace(train);
+      for (std::size_t b = 0; b < blocks_->blocks(); ++b) max_norm_ = std::max(max_norm_, blocks_->max_norm(b));
+    }
   }
 
   std::string name() const override { return "cpu"; }
@@ -104,9 +109,9 @@ class CpuEngine final : public Engine {
     out.distances.resize(m * k);
     const Eigen::VectorXd q_sq = queries.rowwise().squaredNorm();
     const Eigen::VectorXd q_norm = q_sq.cwiseSqrt();
-    const double reach = (m ? q_norm.maxCoeff() : 0) + (n ? norm_.maxCoeff() : 0);
-    // The GEMM filter needs finite squares; otherwise every distance is computed directly.
-    const bool gemm = metric_ == Metric::euclidean && std::isfinite(64 * reach * reach);
+    const double reach = (m ? q_norm.maxCoeff() : 0) + max_norm_;
+    // The filter needs finite squares; otherwise every distance is computed directly.
+    const bool filter = blocks_ && std::isfinite(64 * reach * reach);
     const std::size_t tasks = (m + kQueryTile - 1) / kQueryTile;
     std::vector<Scratch> scratch(worker_count(tasks));
     parallel_for(tasks, [&](unsigned worker, std::size_t task) {
@@ -114,13 +119,11 @@ class CpuEngine final : public Engine {
       Scratch& s = scratch[worker];
       s.queries.resize(kQueryTile);
       for (std::size_t i = q0; i < q1; ++i) s.queries[i - q0].reset(k);
-      for (std::size_t t0 = 0; t0 < n; t0 += kTrainTile) {
-        const std::size_t t1 = std::min(n, t0 + kTrainTile);
-        if (gemm)
-          filter_tile(queries, q_sq, q_norm, q0, q1, t0, t1, exclude_self_from, s);
-        else
-          direct_tile(queries, q0, q1, t0, t1, exclude_self_from, s);
-      }
+      if (filter)
+        filter_queries(queries, q_sq, q_norm, q0, q1, exclude_self_from, s);
+      else
+        for (std::size_t t0 = 0; t0 < n; t0 += kTrainTile)
+          direct_tile(queries, q0, q1, t0, std::min(n, t0 + kTrainTile), exclude_self_from, s);
       for (std::size_t i = q0; i < q1; ++i)
         choose(queries, i, k, ordered, s.queries[i - q0], s, &out.rows[i * k], &out.distances[i * k]);
     });
@@ -132,38 +135,58 @@ class CpuEngine final : public Engine {
     return from ? std::optional<std::size_t>(*from + i) : std::nullopt;
   }
 
-  void filter_tile(const RowMatrix& queries, const Eigen::VectorXd& q_sq, const Eigen::VectorXd& q_norm,
-                   std::size_t q0, std::size_t q1, std::size_t t0, std::size_t t1,
-                   std::optional<std::size_t> exclude, Scratch& s) const {
-    const std::size_t rows = t1 - t0;
-    const auto d = static_cast<double>(train_.cols());
-    // e = 4 (d + 4) u (|q| + |x|)^2 covers the rounding of both forms with a factor 2 to spare
-    // (u = eps/2); the absolute term covers underflow (each operation errs by < 2^-1075 there).
-    const double rel = 2 * (d + 4) * kEps, abs = 4 * (d + 4) * std::numeric_limits<double>::denorm_min();
-    s.gram.resize(static_cast<Eigen::Index>(q1 - q0), static_cast<Eigen::Index>(rows));
-    s.gram.noalias() = queries.middleRows(static_cast<Eigen::Index>(q0), static_cast<Eigen::Index>(q1 - q0)) *
-                       train_.middleRows(static_cast<Eigen::Index>(t0), static_cast<Eigen::Index>(rows)).transpose();
-    s.lo.resize(rows);
-    const double* xn = sq_norm_.data() + t0;
-    const double* xr = norm_.data() + t0;
-    for (std::size_t i = q0; i < q1; ++i) {
-      const double qn = q_sq[static_cast<Eigen::Index>(i)], qr = q_norm[static_cast<Eigen::Index>(i)];
-      const double* g = s.gram.row(static_cast<Eigen::Index>(i - q0)).data();
-      double* lo = s.lo.data();
-      for (std::size_t j = 0; j < rows; ++j) {  // vectorised: no branch
-        const double r = qr + xr[j];
-        lo[j] = (qn + xn[j] - 2 * g[j]) - (rel * (r * r) + abs);
-      }
-      if (const auto self = self_row(exclude, i); self && *self >= t0 && *self < t1) lo[*self - t0] = kInf;
-      QueryCandidates& c = s.queries[i - q0];
-      double bound = c.bound();
-      for (std::size_t j = 0; j < rows; ++j) {
-        if (lo[j] > bound) continue;
-        const double r = qr + xr[j];
-        const double e = rel * (r * r) + abs;
-        const double hi = std::max(lo[j] + e, 0.0) + e;
-        c.add(lo[j], hi, static_cast<std::int64_t>(t0 + j), s.values);
-        bound = c.bound();
+  // The filter over every training block for the queries [q0, q1) (at most kQueryTile).
+  //
+  // Error bound. The kernel computes a = |x|^2 + sum_c (-2 q_c) x_c in column order, with or
+  // without fused multiply-adds, from |x|^2 as computed (in any order); then s' = |q|^2 + a.
+  // With u the unit roundoff and r = |q| + |x|: |s' - |q - x|^2| <= (2d + 2) u r^2 (1 + O(du))
+  // (|q|^2 and |x|^2 each d u r^2, the d + 1 terms of a (d + 1) u r^2, the last sum u r^2), and
+  // THE distance's square s (direct_distance.cpp) is within (d + 2) u r^2 of |q - x|^2. So
+  // e = rel r^2 + abs with rel = 8 (d + 4) u > 2 (3d + 4) u bounds |s' - s| with a factor 2 to
+  // spare; abs covers results below the normal range (each operation errs by at most 2^-1075
+  // there, about 9d + 2 of them). Every rounded operation is monotone, so a row with
+  // s <= T (the running bound) has s' - e <= T, and s' <= T + e as rounded; hi = s' + e >= s.
+  void filter_queries(const RowMatrix& queries, const Eigen::VectorXd& q_sq, const Eigen::VectorXd& q_norm,
+                      std::size_t q0, std::size_t q1, std::optional<std::size_t> exclude, Scratch& s) const {
+    const std::size_t d = static_cast<std::size_t>(train_.cols()), G = kGroupQueries;
+    const std::size_t groups = (q1 - q0 + G - 1) / G;
+    const double rel = 4 * (static_cast<double>(d) + 4) * kEps;
+    const double abs = 16 * (static_cast<double>(d) + 4) * std::numeric_limits<double>::denorm_min();
+    s.minus_two_q.assign(groups * G * d, 0.0);
+    for (std::size_t i = q0; i < q1; ++i)
+      for (std::size_t c = 0; c < d; ++c)
+        s.minus_two_q[(i - q0) * d + c] = -2 * queries(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(c));
+    s.survivors.resize(G * kBlockRows);
+    double limit[kGroupQueries];
+    for (std::size_t b = 0; b < blocks_->blocks(); ++b) {
+      const double* norms = blocks_->norms(b);
+      const double block_norm = blocks_->max_norm(b);
+      for (std::size_t group = 0; group < groups; ++group) {
+        const std::size_t g0 = q0 + group * G;
+        for (std::size_t g = 0; g < G; ++g) {
+          limit[g] = -kInf;  // an unused slot
+          if (g0 + g >= q1) continue;
+          const auto i = static_cast<Eigen::Index>(g0 + g);
+          // s' <= T + e for this block's largest e, rewritten as a bound on a = s' - |q|^2 with
+          // margins for the rounding of this rewriting (a superset: survivors are rechecked).
+          const double r = q_norm[i] + block_norm;
+          const double t = s.queries[g0 + g - q0].bound() + (rel * (r * r) + abs);
+          limit[g] = (t - q_sq[i]) + 4 * kEps * (t + q_sq[i]) + abs;
+        }
+        const std::size_t count = scan_block(blocks_->columns(b), blocks_->squared_norms(b), d,
+                                             s.minus_two_q.data() + group * G * d, limit, s.survivors.data());
+        for (std::size_t a = 0; a < count; ++a) {
+          const Survivor& v = s.survivors[a];
+          const std::size_t i = g0 + v.query, row = b * kBlockRows + v.row;
+          if (exclude && row == *exclude + i) continue;
+          QueryCandidates& c = s.queries[i - q0];
+          const double sq = q_sq[static_cast<Eigen::Index>(i)] + v.a;
+          const double r = q_norm[static_cast<Eigen::Index>(i)] + norms[v.row];
+          const double e = rel * (r * r) + abs;
+          const double lo = sq - e;
+          if (lo > c.bound()) continue;
+          c.add(lo, std::max(sq, 0.0) + e, static_cast<std::int64_t>(row), s.values);
+        }
       }
     }
   }
@@ -211,7 +234,8 @@ class CpuEngine final : public Engine {
 
   const RowMatrix& train_;
   Metric metric_;
-  Eigen::VectorXd sq_norm_, norm_;
+  std::optional<TransposedBlocks> blocks_;  // euclidean only
+  double max_norm_ = 0;
 };
 
 }  // namespace

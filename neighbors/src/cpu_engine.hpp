@@ -1,9 +1,11 @@
 #pragma once
 // The CPU kNN engine: all cores, tiles of queries x training rows.
-// Euclidean: a blocked GEMM gives s' = |q|^2 + |x|^2 - 2 q.x for a tile; with the rigorous
-// bound e >= |s' - s| (s the direct squared distance), a running k-th smallest upper bound
-// s' + e per query rejects most rows on one comparison; survivors (s' - e <= bound) get the
-// direct distance. Manhattan (and euclidean data whose squares overflow): direct distances.
+// Euclidean: a fused vector kernel (filter_kernel.hpp) gives s' = |q|^2 + |x|^2 - 2 q.x for
+// groups of queries over blocks of transposed training rows; with the rigorous bound
+// e >= |s' - s| (s the direct squared distance), a running k-th smallest upper bound s' + e per
+// query rejects most rows on one comparison; survivors (s' - e <= bound) become candidates and
+// get the direct distance. Manhattan (and euclidean data whose squares overflow): direct
+// distances.
 // Either way the answer is the k smallest by (direct distance, row): exact, tiling-independent.
 #include <memory>
 
@@ -11,7 +13,7 @@
 
 namespace robustfit::neighbors::detail {
 
-// Tile shape: queries per task and training rows per GEMM (G holds kQueryTile x kTrainTile).
+// Queries per task; training rows per tile of the direct (manhattan, overflow) path.
 inline constexpr std::size_t kQueryTile = 32;
 inline constexpr std::size_t kTrainTile = 2048;
 
