@@ -2,6 +2,10 @@
 // fuse the multiply-adds of a_j; cpu_engine.cpp's error bound covers either rounding.
 #include "filter_kernel.hpp"
 
+#include <vector>
+
+#include "spatial_order.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -13,7 +17,7 @@
 
 namespace robustfit::neighbors::detail {
 
-void TransposedBlocks::Free::operator()(double* p) const { std::free(p); }
+void TransposedBlocks::Free::operator()(void* p) const { std::free(p); }
 
 TransposedBlocks::Buffer TransposedBlocks::allocate(std::size_t count) {
   const std::size_t bytes = (std::max<std::size_t>(count, 1) * sizeof(double) + 63) / 64 * 64;
@@ -26,26 +30,42 @@ TransposedBlocks::TransposedBlocks(const RowMatrix& train)
     : d_(static_cast<std::size_t>(train.cols())),
       blocks_((static_cast<std::size_t>(train.rows()) + kBlockRows - 1) / kBlockRows) {
   const std::size_t n = static_cast<std::size_t>(train.rows());
+  const std::vector<std::size_t> order = spatial_order(train, kBlockRows);
   columns_ = allocate(blocks_ * d_ * kBlockRows);
   squared_norms_ = allocate(blocks_ * kBlockRows);
   norms_ = allocate(blocks_ * kBlockRows);
   max_norm_ = allocate(blocks_);
+  box_low_ = allocate(blocks_ * d_);
+  box_high_ = allocate(blocks_ * d_);
+  rows_ = std::make_unique<std::int64_t[]>(blocks_ * kBlockRows);
   for (std::size_t b = 0; b < blocks_; ++b) {
     double* cols = columns_.get() + b * d_ * kBlockRows;
     double top = 0;
+    for (std::size_t c = 0; c < d_; ++c) {
+      box_low_.get()[c * blocks_ + b] = std::numeric_limits<double>::infinity();
+      box_high_.get()[c * blocks_ + b] = -std::numeric_limits<double>::infinity();
+    }
     for (std::size_t j = 0; j < kBlockRows; ++j) {
-      const std::size_t row = b * kBlockRows + j;
+      const std::size_t slot = b * kBlockRows + j;
       double sq = std::numeric_limits<double>::quiet_NaN(), norm = 0;
-      for (std::size_t c = 0; c < d_; ++c)
-        cols[c * kBlockRows + j] = row < n ? train(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(c)) : 0.0;
-      if (row < n) {
+      rows_[slot] = -1;
+      for (std::size_t c = 0; c < d_; ++c) cols[c * kBlockRows + j] = 0.0;
+      if (slot < n) {
+        const auto row = static_cast<Eigen::Index>(order[slot]);
+        rows_[slot] = row;
         sq = 0;
-        for (std::size_t c = 0; c < d_; ++c) sq += cols[c * kBlockRows + j] * cols[c * kBlockRows + j];
+        for (std::size_t c = 0; c < d_; ++c) {
+          const double v = train(row, static_cast<Eigen::Index>(c));
+          cols[c * kBlockRows + j] = v;
+          sq += v * v;
+          box_low_.get()[c * blocks_ + b] = std::min(box_low_.get()[c * blocks_ + b], v);
+          box_high_.get()[c * blocks_ + b] = std::max(box_high_.get()[c * blocks_ + b], v);
+        }
         norm = std::sqrt(sq);
         top = std::max(top, norm);
       }
-      squared_norms_.get()[b * kBlockRows + j] = sq;
-      norms_.get()[b * kBlockRows + j] = norm;
+      squared_norms_.get()[slot] = sq;
+      norms_.get()[slot] = norm;
     }
     max_norm_.get()[b] = top;
   }

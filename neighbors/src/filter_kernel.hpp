@@ -19,12 +19,18 @@ namespace robustfit::neighbors::detail {
 inline constexpr std::size_t kBlockRows = 256;   // training rows per transposed block
 inline constexpr std::size_t kGroupQueries = 4;  // queries scanned together (block loads reused)
 
-// Training rows in blocks of kBlockRows, column by column; rows past n are padding whose
-// squared norm is NaN, so they never pass a comparison.
+// Training rows in blocks of kBlockRows, column by column, in spatial order (spatial_order.hpp)
+// so that a block's bounding box is small; rows past n are padding whose squared norm is NaN,
+// so they never pass a comparison.
 class TransposedBlocks {
  public:
   explicit TransposedBlocks(const RowMatrix& train);
   std::size_t blocks() const { return blocks_; }
+  // The training row in slot j of a block (-1: padding).
+  const std::int64_t* rows(std::size_t block) const { return rows_.get() + block * kBlockRows; }
+  // The block's bounding box: column c spans [box_low()[c * blocks() + b], box_high()[...]].
+  const double* box_low() const { return box_low_.get(); }
+  const double* box_high() const { return box_high_.get(); }
   // d * kBlockRows values: column c of the block at [c * kBlockRows, (c + 1) * kBlockRows).
   const double* columns(std::size_t block) const { return columns_.get() + block * d_ * kBlockRows; }
   const double* squared_norms(std::size_t block) const { return squared_norms_.get() + block * kBlockRows; }
@@ -33,12 +39,13 @@ class TransposedBlocks {
 
  private:
   struct Free {
-    void operator()(double* p) const;
+    void operator()(void* p) const;
   };
   using Buffer = std::unique_ptr<double[], Free>;
   static Buffer allocate(std::size_t count);
   std::size_t d_ = 0, blocks_ = 0;
-  Buffer columns_, squared_norms_, norms_, max_norm_;
+  Buffer columns_, squared_norms_, norms_, max_norm_, box_low_, box_high_;
+  std::unique_ptr<std::int64_t[]> rows_;
 };
 
 // A row of a block that passed the kernel's comparison for query `query` of the group.
