@@ -75,9 +75,10 @@ class QueryCandidates {
 
 // Per-worker scratch, reused across tasks.
 struct Scratch {
-  std::vector<double> minus_two_q, lower, lo, values, distances;
+  std::vector<double> minus_two_q, query, lower, lo, values, distances;
   std::vector<Survivor> survivors;
   std::vector<char> visited;
+  std::vector<std::pair<double, std::size_t>> visit;  // (lower bound, block)
   std::vector<std::int64_t> ties;
   std::vector<QueryCandidates> queries;
   std::vector<std::pair<double, std::int64_t>> chosen;
@@ -166,6 +167,7 @@ class CpuEngine final : public Engine {
     const double abs = 16 * (static_cast<double>(d) + 4) * std::numeric_limits<double>::denorm_min();
     s.minus_two_q.assign(G * d, 0.0);
     s.lower.resize(G * blocks);
+    s.query.resize(d);
     s.visited.resize(blocks);
     s.survivors.resize(G * kBlockRows);
     for (std::size_t g0 = q0; g0 < q1; g0 += G) {
@@ -175,7 +177,8 @@ class CpuEngine final : public Engine {
           s.minus_two_q[g * d + c] = -2 * queries(static_cast<Eigen::Index>(order[g0 + g]), static_cast<Eigen::Index>(c));
       std::fill(s.minus_two_q.begin() + static_cast<std::ptrdiff_t>(members * d), s.minus_two_q.end(), 0.0);
       box_lower_bounds(queries, order, g0, members, s);
-      // First the block nearest to each query (a tight bound early), then all others in order.
+      // First the block nearest to each query (a tight bound early), then the blocks that may
+      // still hold neighbours by increasing lower bound, so the bounds shrink fast.
       std::fill(s.visited.begin(), s.visited.end(), char{0});
       for (std::size_t g = 0; g < members; ++g) {
         const double* lower = s.lower.data() + g * blocks;
@@ -183,8 +186,18 @@ class CpuEngine final : public Engine {
         if (!s.visited[b]) filter_block(queries, order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
         s.visited[b] = 1;
       }
-      for (std::size_t b = 0; b < blocks; ++b)
-        if (!s.visited[b]) filter_block(queries, order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
+      double reach = 0;
+      for (std::size_t g = 0; g < members; ++g) reach = std::max(reach, s.queries[g0 + g - q0].bound());
+      s.visit.clear();
+      for (std::size_t b = 0; b < blocks; ++b) {
+        if (s.visited[b]) continue;
+        double nearest = kInf;
+        for (std::size_t g = 0; g < members; ++g) nearest = std::min(nearest, s.lower[g * blocks + b]);
+        if (nearest <= reach) s.visit.emplace_back(nearest, b);
+      }
+      std::sort(s.visit.begin(), s.visit.end());
+      for (const auto& [nearest, b] : s.visit)
+        filter_block(queries, order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
     }
   }
 
@@ -199,17 +212,9 @@ class CpuEngine final : public Engine {
     const double abs = 16 * (static_cast<double>(d) + 4) * std::numeric_limits<double>::denorm_min();
     for (std::size_t g = 0; g < members; ++g) {
       double* lower = s.lower.data() + g * blocks;
-      std::fill(lower, lower + blocks, 0.0);
-      for (std::size_t c = 0; c < d; ++c) {
-        const double q = queries(static_cast<Eigen::Index>(order[g0 + g]), static_cast<Eigen::Index>(c));
-        const double* low = blocks_->box_low() + c * blocks;
-        const double* high = blocks_->box_high() + c * blocks;
-        for (std::size_t b = 0; b < blocks; ++b) {
-          const double below = low[b] - q, above = q - high[b];
-          const double gap = below > above ? below : above;
-          lower[b] += gap > 0 ? gap * gap : 0.0;
-        }
-      }
+      for (std::size_t c = 0; c < d; ++c)
+        s.query[c] = queries(static_cast<Eigen::Index>(order[g0 + g]), static_cast<Eigen::Index>(c));
+      box_gaps(blocks_->box_low(), blocks_->box_high(), blocks, d, s.query.data(), lower);
       for (std::size_t b = 0; b < blocks; ++b) lower[b] = lower[b] * scale - abs;
     }
   }

@@ -166,6 +166,30 @@ template <int W, int R>
 }
 
 using ScanFn = std::size_t (*)(const double*, const double*, std::size_t, const double*, const double*, Survivor*);
+using BoundsFn = void (*)(const double*, const double*, std::size_t, std::size_t, const double*, double*);
+
+// Selects only (no branch), so it vectorises over blocks (with -fno-trapping-math, see
+// neighbors/CMakeLists.txt).
+[[gnu::always_inline]] inline void lower_bounds(const double* low, const double* high, std::size_t blocks,
+                                                std::size_t d, const double* q, double* lower) {
+  for (std::size_t b = 0; b < blocks; ++b) lower[b] = 0;
+  for (std::size_t c = 0; c < d; ++c) {
+    const double* lo = low + c * blocks;
+    const double* hi = high + c * blocks;
+    const double qc = q[c];
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const double below = lo[b] - qc, above = qc - hi[b];
+      double gap = below < above ? above : below;
+      gap = gap < 0.0 ? 0.0 : gap;
+      lower[b] += gap * gap;
+    }
+  }
+}
+
+void lower_bounds_baseline(const double* low, const double* high, std::size_t blocks, std::size_t d, const double* q,
+                           double* lower) {
+  lower_bounds(low, high, blocks, d, q, lower);
+}
 
 std::size_t scan_baseline(const double* columns, const double* squared_norms, std::size_t d, const double* minus_two_q,
                           const double* limit, Survivor* out) {
@@ -179,6 +203,17 @@ __attribute__((target("avx2,fma"))) std::size_t scan_avx2(const double* columns,
   return scan<4, 2>(columns, squared_norms, d, minus_two_q, limit, out);
 }
 
+__attribute__((target("avx2,fma"))) void lower_bounds_avx2(const double* low, const double* high, std::size_t blocks,
+                                                           std::size_t d, const double* q, double* lower) {
+  lower_bounds(low, high, blocks, d, q, lower);
+}
+
+__attribute__((target("avx512f,avx512dq"))) void lower_bounds_avx512(const double* low, const double* high,
+                                                                    std::size_t blocks, std::size_t d, const double* q,
+                                                                    double* lower) {
+  lower_bounds(low, high, blocks, d, q, lower);
+}
+
 __attribute__((target("avx512f,avx512dq"))) std::size_t scan_avx512(const double* columns, const double* squared_norms,
                                                           std::size_t d, const double* minus_two_q,
                                                           const double* limit, Survivor* out) {
@@ -188,16 +223,17 @@ __attribute__((target("avx512f,avx512dq"))) std::size_t scan_avx512(const double
 
 struct Variant {
   const char* name;
-  ScanFn fn;
+  ScanFn scan;
+  BoundsFn bounds;
 };
 
 Variant best_variant() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return {"avx512", scan_avx512};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2", scan_avx2};
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return {"avx512", scan_avx512, lower_bounds_avx512};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2", scan_avx2, lower_bounds_avx2};
 #endif
-  return {"baseline", scan_baseline};
+  return {"baseline", scan_baseline, lower_bounds_baseline};
 }
 
 std::atomic<const Variant*>& chosen() {
@@ -210,15 +246,20 @@ std::atomic<const Variant*>& chosen() {
 
 std::size_t scan_block(const double* columns, const double* squared_norms, std::size_t d, const double* minus_two_q,
                        const double* limit, Survivor* out) {
-  return chosen().load(std::memory_order_relaxed)->fn(columns, squared_norms, d, minus_two_q, limit, out);
+  return chosen().load(std::memory_order_relaxed)->scan(columns, squared_norms, d, minus_two_q, limit, out);
+}
+
+void box_gaps(const double* low, const double* high, std::size_t blocks, std::size_t d, const double* q,
+              double* lower) {
+  chosen().load(std::memory_order_relaxed)->bounds(low, high, blocks, d, q, lower);
 }
 
 const char* scan_block_variant() { return chosen().load(std::memory_order_relaxed)->name; }
 
 bool use_scan_block_variant(std::string_view name) {
-  static const Variant baseline{"baseline", scan_baseline};
+  static const Variant baseline{"baseline", scan_baseline, lower_bounds_baseline};
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const Variant avx2{"avx2", scan_avx2}, avx512{"avx512", scan_avx512};
+  static const Variant avx2{"avx2", scan_avx2, lower_bounds_avx2}, avx512{"avx512", scan_avx512, lower_bounds_avx512};
   __builtin_cpu_init();
   if (name == "avx512" && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return chosen() = &avx512, true;
   if (name == "avx2" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return chosen() = &avx2, true;

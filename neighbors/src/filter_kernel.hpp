@@ -62,6 +62,11 @@ struct Survivor {
 std::size_t scan_block(const double* columns, const double* squared_norms, std::size_t d, const double* minus_two_q,
                        const double* limit, Survivor* out);
 
+// lower[b] = sum_c gap_c^2 for every block b, gap_c = the distance from q_c to the block's
+// interval [low[c * blocks + b], high[c * blocks + b]] (0 inside), each step rounded.
+void box_gaps(const double* low, const double* high, std::size_t blocks, std::size_t d, const double* q,
+              double* lower);
+
 // "avx512", "avx2" or "baseline": the kernel variant in use (by default the best this CPU has).
 const char* scan_block_variant();
 // For tests: run the named variant from now on; false (and no change) if this CPU lacks it.
