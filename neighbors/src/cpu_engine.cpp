@@ -183,7 +183,7 @@ class CpuEngine final : public Engine {
       for (std::size_t g = 0; g < members; ++g) {
         const double* lower = s.lower.data() + g * blocks;
         const auto b = static_cast<std::size_t>(std::min_element(lower, lower + blocks) - lower);
-        if (!s.visited[b]) filter_block(queries, order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
+        if (!s.visited[b]) filter_block(order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
         s.visited[b] = 1;
       }
       double reach = 0;
@@ -197,7 +197,7 @@ class CpuEngine final : public Engine {
       }
       std::sort(s.visit.begin(), s.visit.end());
       for (const auto& [nearest, b] : s.visit)
-        filter_block(queries, order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
+        filter_block(order, q_sq, q_norm, g0, members, b, q0, rel, abs, exclude, s);
     }
   }
 
@@ -231,10 +231,9 @@ class CpuEngine final : public Engine {
   // spare; abs covers results below the normal range (each operation errs by at most 2^-1075
   // there, about 9d + 2 of them). Every rounded operation is monotone, so a row with
   // s <= T (the running bound) has s' - e <= T, and s' <= T + e as rounded; hi = s' + e >= s.
-  void filter_block(const RowMatrix& queries, const std::vector<std::size_t>& order, const Eigen::VectorXd& q_sq,
+  void filter_block(const std::vector<std::size_t>& order, const Eigen::VectorXd& q_sq,
                     const Eigen::VectorXd& q_norm, std::size_t g0, std::size_t members, std::size_t b, std::size_t q0,
                     double rel, double abs, std::optional<std::size_t> exclude, Scratch& s) const {
-    (void)queries;
     const std::size_t d = static_cast<std::size_t>(train_.cols()), blocks = blocks_->blocks();
     double limit[kGroupQueries];
     bool any = false;

@@ -2,10 +2,6 @@
 // fuse the multiply-adds of a_j; cpu_engine.cpp's error bound covers either rounding.
 #include "filter_kernel.hpp"
 
-#include <vector>
-
-#include "spatial_order.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -14,6 +10,9 @@
 #include <limits>
 #include <new>
 #include <string_view>
+#include <vector>
+
+#include "spatial_order.hpp"
 
 namespace robustfit::neighbors::detail {
 
