@@ -8,6 +8,7 @@ namespace robustfit::app {
 
 int run_fit(const std::vector<std::string>& args);
 int run_select(const std::vector<std::string>& args);
+int run_knn(const std::vector<std::string>& args);
 int run_generate(const std::vector<std::string>& args);
 int run_bench(const std::vector<std::string>& args);
 

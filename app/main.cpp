@@ -14,6 +14,7 @@ constexpr const char* kUsage = R"(robust-fit: robust linear regression (LTS, LMS
 Usage:
   robust-fit fit DATA.csv --response NAME [options]     fit a linear model robustly
   robust-fit select DATA.csv --column NAME [options]    k-th order statistics of a column
+  robust-fit knn --train T.csv [--query Q.csv] --response NAME --k K   exact k-nearest neighbours
   robust-fit generate --scenario NAME --n N [options]   contaminated test data as CSV
   robust-fit bench --scenario NAME,... --n N,... [...]  compare estimators on a grid of scenarios
   robust-fit <command> --help                           options of a command
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   try {
     if (all.empty()) {
-      std::cerr << "robust-fit: error: no command given (expected fit, select, generate or bench)\n\n" << kUsage;
+      std::cerr << "robust-fit: error: no command given (expected fit, select, knn, generate or bench)\n\n" << kUsage;
       return kExitUsageError;
     }
     if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
@@ -49,9 +50,10 @@ int main(int argc, char** argv) {
     const std::vector<std::string> rest(all.begin() + 1, all.end());
     if (all[0] == "fit") return run_fit(rest);
     if (all[0] == "select") return run_select(rest);
+    if (all[0] == "knn") return run_knn(rest);
     if (all[0] == "generate") return run_generate(rest);
     if (all[0] == "bench") return run_bench(rest);
-    throw UsageError("unknown command '" + all[0] + "' (expected fit, select, generate or bench; see 'robust-fit --help')");
+    throw UsageError("unknown command '" + all[0] + "' (expected fit, select, knn, generate or bench; see 'robust-fit --help')");
   } catch (const UsageError& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';
     return kExitUsageError;

@@ -49,21 +49,6 @@ std::string joined(Backend backend, Use use, std::string_view quote) {
 
 }  // namespace
 
-std::string_view to_string(Backend backend) {
-  switch (backend) {
-    case Backend::automatic: return "auto";
-    case Backend::cpu: return "cpu";
-    case Backend::cuda: return "cuda";
-  }
-  return "unknown";
-}
-
-Backend parse_backend(std::string_view name) {
-  for (Backend b : {Backend::automatic, Backend::cpu, Backend::cuda})
-    if (to_string(b) == name) return b;
-  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (expected auto, cpu or cuda)");
-}
-
 std::string_view to_string(Use use) {
   switch (use) {
     case Use::single: return "one rank";

@@ -4,6 +4,7 @@
 // each index is handled independently, and per-chunk partial results are combined in chunk
 // order, with chunks fixed by n alone.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <numeric>
@@ -37,6 +38,35 @@ void parallel_for(std::size_t count, Body&& body) {
         for (std::size_t i = w; i < count; i += workers) body(w, i);
       } catch (...) {
         errors[w] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// The same contract with indices handed out one at a time: for tasks of uneven cost (kNN
+// query groups) or cores of uneven speed. Each index still writes only its own outputs, so
+// results do not depend on the schedule.
+template <class Body>
+void parallel_for_dynamic(std::size_t count, Body&& body) {
+  const unsigned workers = worker_count(count);
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < count; ++i) body(0u, i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(workers);
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        for (std::size_t i; (i = next.fetch_add(1)) < count;) body(w, i);
+      } catch (...) {
+        errors[w] = std::current_exception();
+        next = count;  // the others stop at their next index
       }
     });
   }

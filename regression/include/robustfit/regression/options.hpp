@@ -15,17 +15,17 @@ enum class Method { ls, lts, lms };
 using Backend = selection::Backend;
 using selection::parse_backend;  // "auto" | "cpu" | "cuda"; throws std::invalid_argument
 using selection::to_string;
-// Arithmetic of the CUDA engine. single_precision ("float") keeps X and y on the device in
-// float and computes residuals, squared residuals, order statistics (thresholds) and h-subsets
-// in float; trimmed sums, Gram matrices, solves and the final fit (finish: raw fit, scale,
-// reweighting) stay in double. Faster, at an accuracy stated in README.md ("Precision").
-// The CPU backend computes in double only: single_precision with it is an error.
-enum class Precision { double_precision, single_precision };
+// Arithmetic of the CUDA engine (selection/backend.hpp). single_precision ("float") keeps X and
+// y on the device in float and computes residuals, squared residuals, order statistics
+// (thresholds) and h-subsets in float; trimmed sums, Gram matrices, solves and the final fit
+// (finish: raw fit, scale, reweighting) stay in double. Faster, at an accuracy stated in
+// README.md ("Precision"). The CPU backend computes in double only: single_precision with it is
+// an error.
+using Precision = selection::Precision;
+using selection::parse_precision;  // "double" | "float"; throws std::invalid_argument
 
 std::string_view to_string(Method method);
-std::string_view to_string(Precision precision);  // "double" | "float"
 Method parse_method(std::string_view name);    // "ls" | "lts" | "lms"; throws std::invalid_argument
-Precision parse_precision(std::string_view name);  // "double" | "float"; throws std::invalid_argument
 
 struct LtsOptions {
   double alpha = 0.5;              // fraction of points the fit must cover, in [0.5, 1]

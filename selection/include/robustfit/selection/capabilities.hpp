@@ -7,14 +7,9 @@
 #include <vector>
 
 #include "robustfit/selection/algorithm.hpp"
+#include "robustfit/selection/backend.hpp"
 
 namespace robustfit::selection {
-
-// Where computations run. `automatic` is a request, resolved by resolve_backend.
-enum class Backend { automatic, cpu, cuda };
-
-std::string_view to_string(Backend backend);   // "auto" | "cpu" | "cuda"
-Backend parse_backend(std::string_view name);  // throws std::invalid_argument listing the names
 
 // How order statistics are asked for.
 enum class Use {
