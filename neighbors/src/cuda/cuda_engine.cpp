@@ -86,7 +86,12 @@ class CudaEngineImpl final : public CudaKnnEngine {
     RF_KNN_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     std::vector<T> host(train.data(), train.data() + n_ * d_);
     RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_), host.size() * sizeof(T)));
-    RF_KNN_CUDA(cudaMemcpy(train_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    // On the engine's own stream, then waited for: a plain cudaMemcpy runs on the legacy default
+    // stream, which a non-blocking stream does not wait for, and may return before the DMA from
+    // its staging buffer lands, so the first sample gather could read stale device memory.
+    RF_KNN_CUDA(cudaMemcpyAsync(train_, host.data(), host.size() * sizeof(T),
+                                cudaMemcpyHostToDevice, stream_));
+    RF_KNN_CUDA(cudaStreamSynchronize(stream_));
     if (tuning_.budget_bytes != 0) {
       budget_ = tuning_.budget_bytes;
     } else {
