@@ -5,7 +5,8 @@
 // 2^24 x 2^16 scale check. Writes CSV; bench/peers/knn_peers.py reads it and times torch on
 // the same shapes.
 //
-//   bench_knn_bench --out knn.csv [--reps 5] [--quick] [--no-scale]
+//   bench_knn_bench --out knn.csv [--reps 5] [--quick] [--no-scale] [--only NAME[,NAME...]]
+// (--only: just the shapes whose name starts with one of the NAMEs, e.g. target,grid_k)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -100,14 +101,23 @@ int main(int argc, char** argv) {
   std::string out_path = "knn.csv";
   int reps = 5;
   bool quick = false, scale = true;
+  std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out" && i + 1 < argc) out_path = argv[++i];
     else if (arg == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
     else if (arg == "--quick") quick = true;
     else if (arg == "--no-scale") scale = false;
+    else if (arg == "--only" && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        only.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
     else {
-      std::fprintf(stderr, "usage: bench_knn_bench --out FILE.csv [--reps N] [--quick] [--no-scale]\n");
+      std::fprintf(stderr, "usage: bench_knn_bench --out FILE.csv [--reps N] [--quick] [--no-scale] [--only NAME,...]\n");
       return 2;
     }
   }
@@ -131,10 +141,18 @@ int main(int argc, char** argv) {
   }
   shapes.push_back({"loo", 256 * K, 256 * K, 8, 50, true});
   if (scale) shapes.push_back({"scale_2^24x2^16", 64 * K, 16384 * K, 8, 10});
+  if (!only.empty())
+    shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
+                                [&](const Shape& s) {
+                                  return std::none_of(only.begin(), only.end(), [&](const std::string& p) {
+                                    return s.name.rfind(p, 0) == 0;
+                                  });
+                                }),
+                 shapes.end());
 
   std::ofstream out(out_path);
   out << "shape,precision,m,n,d,k,loo,reps,median_ms,min_ms,max_ms,distance_ms,selection_ms,"
-         "collect_ms,gemm_floor_ms,overflow_queries\n";
+         "collect_ms,gemm_floor_ms,overflow_queries,unordered_median_ms\n";
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::cerr << "device: " << prop.name << "\n";
@@ -165,23 +183,34 @@ int main(int argc, char** argv) {
           sum.collect_s += t.collect_s;
           sum.overflow_queries += t.overflow_queries;
         }
+        // Unordered lists (what prediction asks for: no sort), on the target shapes only.
+        std::vector<double> unordered;
+        if (shape.name.rfind("target", 0) == 0 || shape.name.rfind("k16384", 0) == 0)
+          for (int r = 0; r < shape_reps; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            engine->nearest(q, shape.k, false, self);
+            check(cudaDeviceSynchronize(), "sync");
+            unordered.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+          }
+        std::sort(unordered.begin(), unordered.end());
+        const double unordered_ms = unordered.empty() ? 0.0 : unordered[unordered.size() / 2];
         engine.reset();
         const double floor = big ? 0.0
                              : single ? gemm_floor_ms<float>(q.rows(), shape.n, shape.d, 3)
                                       : gemm_floor_ms<double>(q.rows(), shape.n, shape.d, 3);
         std::sort(wall.begin(), wall.end());
         char line[512];
-        std::snprintf(line, sizeof line, "%s,%s,%zu,%zu,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu\n",
+        std::snprintf(line, sizeof line, "%s,%s,%zu,%zu,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.3f\n",
                       shape.name.c_str(), single ? "float" : "double", std::size_t(q.rows()), shape.n,
                       shape.d, shape.k, int(shape.loo), shape_reps, wall[wall.size() / 2], wall.front(),
                       wall.back(), sum.distance_s * 1e3 / shape_reps, sum.selection_s * 1e3 / shape_reps,
-                      sum.collect_s * 1e3 / shape_reps, floor, sum.overflow_queries);
+                      sum.collect_s * 1e3 / shape_reps, floor, sum.overflow_queries, unordered_ms);
         out << line << std::flush;
         std::cerr << line;
       } catch (const std::exception& e) {
         std::cerr << shape.name << " " << (single ? "float" : "double") << ": " << e.what() << "\n";
         out << shape.name << "," << (single ? "float" : "double") << "," << q.rows() << "," << shape.n
-            << "," << shape.d << "," << shape.k << "," << int(shape.loo) << ",0,error,,,,,,,\n";
+            << "," << shape.d << "," << shape.k << "," << int(shape.loo) << ",0,error,,,,,,,,\n";
       }
     }
   }

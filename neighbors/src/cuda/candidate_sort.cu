@@ -11,25 +11,28 @@ namespace robustfit::neighbors::cuda {
 namespace {
 
 __global__ void segment_bounds(const unsigned* kept, std::size_t m, std::size_t capacity,
-                               long long* begins, long long* ends) {
+                               std::size_t only_longer_than, long long* begins, long long* ends) {
   const std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= m) return;
+  const std::size_t length = kept[q] > only_longer_than ? kept[q] : 0;
   begins[q] = static_cast<long long>(q * capacity);
-  ends[q] = static_cast<long long>(q * capacity + kept[q]);
+  ends[q] = static_cast<long long>(q * capacity + length);
 }
 
 }  // namespace
 
 template <class T>
 void sort_by_distance_then_row(Row* rows, T* distances, const unsigned* kept, std::size_t m,
-                               std::size_t capacity, selection::cuda::Workspace& workspace,
-                               std::size_t first_slot, cudaStream_t stream) {
+                               std::size_t capacity, std::size_t only_longer_than,
+                               selection::cuda::Workspace& workspace, std::size_t first_slot,
+                               cudaStream_t stream) {
   if (m == 0) return;
   const std::size_t items = m * capacity;
   auto* bounds = workspace.device_as<long long>(first_slot, 2 * m);
   Row* rows_tmp = workspace.device_as<Row>(first_slot + 1, items);
   T* distances_tmp = workspace.device_as<T>(first_slot + 2, items);
-  segment_bounds<<<unsigned((m + 255) / 256), 256, 0, stream>>>(kept, m, capacity, bounds,
+  segment_bounds<<<unsigned((m + 255) / 256), 256, 0, stream>>>(kept, m, capacity,
+                                                                only_longer_than, bounds,
                                                                 bounds + m);
   RF_KNN_CUDA(cudaGetLastError());
   const auto n_items = static_cast<long long>(items);
@@ -51,10 +54,12 @@ void sort_by_distance_then_row(Row* rows, T* distances, const unsigned* kept, st
 }
 
 template void sort_by_distance_then_row<float>(Row*, float*, const unsigned*, std::size_t,
-                                               std::size_t, selection::cuda::Workspace&,
-                                               std::size_t, cudaStream_t);
+                                               std::size_t, std::size_t,
+                                               selection::cuda::Workspace&, std::size_t,
+                                               cudaStream_t);
 template void sort_by_distance_then_row<double>(Row*, double*, const unsigned*, std::size_t,
-                                                std::size_t, selection::cuda::Workspace&,
-                                                std::size_t, cudaStream_t);
+                                                std::size_t, std::size_t,
+                                                selection::cuda::Workspace&, std::size_t,
+                                                cudaStream_t);
 
 }  // namespace robustfit::neighbors::cuda

@@ -181,6 +181,25 @@ __global__ void keep_kernel(const Row* rows, const T* distances, const unsigned*
 }
 
 template <class T>
+__global__ void fill_kernel(T* values, std::size_t count, T value) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) values[i] = value;
+}
+
+template <class T>
+__global__ void write_lists_kernel(const Row* rows, const T* distances, const unsigned* kept,
+                                   std::size_t m, std::size_t capacity, std::size_t k,
+                                   std::int64_t* out_rows, double* out_distances) {
+  const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= m * k) return;
+  const std::size_t q = e / k, j = e % k;
+  const bool valid = j < kept[q];
+  out_rows[e] = valid ? std::int64_t(rows[q * capacity + j]) : -1;
+  out_distances[e] = valid ? double(distances[q * capacity + j])
+                           : std::numeric_limits<double>::quiet_NaN();
+}
+
+template <class T>
 __global__ void gather_kernel(const T* src, const Row* ids, std::size_t s, std::size_t d, T* dst) {
   const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= s * d) return;
@@ -232,6 +251,23 @@ void keep_within(const Row* rows, const T* distances, const unsigned* counts, co
 }
 
 template <class T>
+void fill(T* values, std::size_t count, T value, cudaStream_t stream) {
+  if (count == 0) return;
+  fill_kernel<T><<<unsigned((count + 255) / 256), 256, 0, stream>>>(values, count, value);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+template <class T>
+void write_lists(const Row* rows, const T* distances, const unsigned* kept, std::size_t m,
+                 std::size_t capacity, std::size_t k, std::int64_t* out_rows,
+                 double* out_distances, cudaStream_t stream) {
+  if (m * k == 0) return;
+  write_lists_kernel<T><<<unsigned((m * k + 255) / 256), 256, 0, stream>>>(
+      rows, distances, kept, m, capacity, k, out_rows, out_distances);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+template <class T>
 void gather_rows(const T* src, const Row* ids, std::size_t s, std::size_t d, T* dst,
                  cudaStream_t stream) {
   if (s * d == 0) return;
@@ -252,6 +288,10 @@ void gather_rows(const T* src, const Row* ids, std::size_t s, std::size_t d, T* 
   template void keep_within<T>(const Row*, const T*, const unsigned*, const T*, std::size_t, \
                                std::size_t, Row*, T*, unsigned*, cudaStream_t);              \
   template void gather_rows<T>(const T*, const Row*, std::size_t, std::size_t, T*,           \
+                               cudaStream_t);                                                \
+  template void fill<T>(T*, std::size_t, T, cudaStream_t);                                   \
+  template void write_lists<T>(const Row*, const T*, const unsigned*, std::size_t,           \
+                               std::size_t, std::size_t, std::int64_t*, double*,             \
                                cudaStream_t);
 ROBUSTFIT_KNN_INSTANTIATE(float)
 ROBUSTFIT_KNN_INSTANTIATE(double)

@@ -47,11 +47,26 @@ void keep_within(const Row* rows, const T* distances, const unsigned* counts, co
                  unsigned* kept, cudaStream_t stream);
 
 // Sorts each query's first kept[q] entries by (distance, row), in place (rows, distances);
-// scratch from `workspace` (slots from `first_slot` on).
+// with only_longer_than = k, only the queries with kept[q] > k (ties at the k-th distance; the
+// unordered mode needs no other order); 0: every query. Scratch from `workspace` (slots from
+// `first_slot` on).
 template <class T>
 void sort_by_distance_then_row(Row* rows, T* distances, const unsigned* kept, std::size_t m,
-                               std::size_t capacity, selection::cuda::Workspace& workspace,
-                               std::size_t first_slot, cudaStream_t stream);
+                               std::size_t capacity, std::size_t only_longer_than,
+                               selection::cuda::Workspace& workspace, std::size_t first_slot,
+                               cudaStream_t stream);
+
+// values[i] = value for i < count.
+template <class T>
+void fill(T* values, std::size_t count, T value, cudaStream_t stream);
+
+// The first k entries of each query's kept list as the engine's output types, compact m x k:
+// out_rows[q * k + j] = rows[q * capacity + j], out_distances likewise (-1 and NaN where
+// j >= kept[q]: a query that is redone).
+template <class T>
+void write_lists(const Row* rows, const T* distances, const unsigned* kept, std::size_t m,
+                 std::size_t capacity, std::size_t k, std::int64_t* out_rows,
+                 double* out_distances, cudaStream_t stream);
 
 // dst[j] = src[ids[j] * d + c] for j < s, c < d: the sampled training rows, contiguous.
 template <class T>
