@@ -3,7 +3,10 @@
 // GEMM floor (cuBLAS GEMMs of the same m x n x d shape in 1024-query tiles, the distance work of
 // the GEMM form alone). Also the leave-one-out shape (n x n, own row excluded) and the
 // 2^24 x 2^16 scale check. Writes CSV; bench/peers/knn_peers.py reads it and times torch on
-// the same shapes.
+// the same shapes. Two times per shape: the wall time with the lists written into the host
+// vectors of the engine boundary (median_ms), and with the lists left on the device as torch
+// leaves its results (device_median_ms, ordered, same engine settings otherwise). The filter_*
+// shapes force the fused direct or the GEMM-form filter over d (the filter choice's measurements).
 //
 //   bench_knn_bench --out knn.csv [--reps 5] [--quick] [--no-scale] [--only NAME[,NAME...]]
 // (--only: just the shapes whose name starts with one of the NAMEs, e.g. target,grid_k)
@@ -33,6 +36,7 @@ struct Shape {
   std::string name;
   std::size_t m, n, d, k;
   bool loo = false;
+  detail::KnnFilter filter = detail::KnnFilter::automatic;
 };
 
 RowMatrix uniform(std::size_t rows, std::size_t d, std::uint64_t seed) {
@@ -139,6 +143,10 @@ int main(int argc, char** argv) {
     for (std::size_t k : {1, 100, 1000}) shapes.push_back({"grid_k", 16 * K, 256 * K, 8, k});
     for (std::size_t m : {K, 64 * K}) shapes.push_back({"grid_m", m, 256 * K, 8, 10});
   }
+  for (std::size_t d : {16, 32, 48, 64, 128}) {
+    shapes.push_back({"filter_direct", 16 * K, 256 * K, d, 10, false, detail::KnnFilter::direct});
+    shapes.push_back({"filter_gemm", 16 * K, 256 * K, d, 10, false, detail::KnnFilter::gemm});
+  }
   shapes.push_back({"loo", 256 * K, 256 * K, 8, 50, true});
   if (scale) shapes.push_back({"scale_2^24x2^16", 64 * K, 16384 * K, 8, 10});
   if (!only.empty())
@@ -152,7 +160,7 @@ int main(int argc, char** argv) {
 
   std::ofstream out(out_path);
   out << "shape,precision,m,n,d,k,loo,reps,median_ms,min_ms,max_ms,distance_ms,selection_ms,"
-         "collect_ms,gemm_floor_ms,overflow_queries,unordered_median_ms\n";
+         "collect_ms,gemm_floor_ms,overflow_queries,unordered_median_ms,filter,device_median_ms\n";
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::cerr << "device: " << prop.name << "\n";
@@ -165,7 +173,10 @@ int main(int argc, char** argv) {
       const bool big = shape.name.rfind("scale", 0) == 0;
       const int shape_reps = big ? 1 : reps;
       try {
-        auto engine = detail::make_cuda_knn_engine(train, Metric::euclidean, precision);
+        detail::CudaKnnTuning tuning;
+        tuning.filter = shape.filter;
+        auto engine = detail::make_cuda_knn_engine(train, Metric::euclidean, precision, tuning);
+        const bool gemm = engine->filter_for(shape.k + (shape.loo ? 1 : 0)) == detail::KnnFilter::gemm;
         const std::optional<std::size_t> self = shape.loo ? std::optional<std::size_t>(0) : std::nullopt;
         if (!big) engine->nearest(q, shape.k, true, self);  // warm-up
         std::vector<double> wall;
@@ -195,22 +206,38 @@ int main(int argc, char** argv) {
         std::sort(unordered.begin(), unordered.end());
         const double unordered_ms = unordered.empty() ? 0.0 : unordered[unordered.size() / 2];
         engine.reset();
+        // The same search with the lists left on the device (torch's setting).
+        std::vector<double> device_only;
+        {
+          tuning.lists_on_device = true;
+          auto resident = detail::make_cuda_knn_engine(train, Metric::euclidean, precision, tuning);
+          if (!big) resident->nearest(q, shape.k, true, self);
+          for (int r = 0; r < shape_reps; ++r) {
+            check(cudaDeviceSynchronize(), "sync");
+            const auto start = std::chrono::steady_clock::now();
+            resident->nearest(q, shape.k, true, self);
+            check(cudaDeviceSynchronize(), "sync");
+            device_only.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+          }
+        }
+        std::sort(device_only.begin(), device_only.end());
         const double floor = big ? 0.0
                              : single ? gemm_floor_ms<float>(q.rows(), shape.n, shape.d, 3)
                                       : gemm_floor_ms<double>(q.rows(), shape.n, shape.d, 3);
         std::sort(wall.begin(), wall.end());
-        char line[512];
-        std::snprintf(line, sizeof line, "%s,%s,%zu,%zu,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.3f\n",
+        char line[640];
+        std::snprintf(line, sizeof line, "%s,%s,%zu,%zu,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.3f,%s,%.3f\n",
                       shape.name.c_str(), single ? "float" : "double", std::size_t(q.rows()), shape.n,
                       shape.d, shape.k, int(shape.loo), shape_reps, wall[wall.size() / 2], wall.front(),
                       wall.back(), sum.distance_s * 1e3 / shape_reps, sum.selection_s * 1e3 / shape_reps,
-                      sum.collect_s * 1e3 / shape_reps, floor, sum.overflow_queries, unordered_ms);
+                      sum.collect_s * 1e3 / shape_reps, floor, sum.overflow_queries, unordered_ms,
+                      gemm ? "gemm" : "direct", device_only[device_only.size() / 2]);
         out << line << std::flush;
         std::cerr << line;
       } catch (const std::exception& e) {
         std::cerr << shape.name << " " << (single ? "float" : "double") << ": " << e.what() << "\n";
         out << shape.name << "," << (single ? "float" : "double") << "," << q.rows() << "," << shape.n
-            << "," << shape.d << "," << shape.k << "," << int(shape.loo) << ",0,error,,,,,,,,\n";
+            << "," << shape.d << "," << shape.k << "," << int(shape.loo) << ",0,error,,,,,,,,,,\n";
       }
     }
   }

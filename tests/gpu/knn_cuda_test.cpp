@@ -158,12 +158,30 @@ TEST(KnnCuda, TilesChunksSmallSamplesAndOverflowsGiveTheSameAnswer) {
       const NeighborLists want = brute_force(train, queries, k, metric, std::nullopt);
       // Query tiles of 7 and 64 (the kernel's block) plus one, training chunks that split the
       // kernel's 128-row blocks, a tiny sample (loose thresholds) and a capacity that overflows.
-      for (const CudaKnnTuning tuning :
-           {CudaKnnTuning{7, 100, 0, 0, 0}, CudaKnnTuning{65, 129, 0, 0, 0},
-            CudaKnnTuning{0, 0, k, k, 0}, CudaKnnTuning{13, 333, k + 3, k + 1, 0},
-            CudaKnnTuning{0, 0, 0, 0, std::size_t{1} << 20}}) {
+      // Each also through the GEMM-form filter (euclidean): the same answer.
+      const auto make = [](std::size_t tile, std::size_t chunk, std::size_t capacity,
+                           std::size_t sample, std::size_t budget) {
+        CudaKnnTuning t;
+        t.query_tile = tile;
+        t.train_chunk = chunk;
+        t.candidates_per_query = capacity;
+        t.sample_rows = sample;
+        t.budget_bytes = budget;
+        return t;
+      };
+      std::vector<CudaKnnTuning> tunings = {make(7, 100, 0, 0, 0), make(65, 129, 0, 0, 0),
+                                            make(0, 0, k, k, 0), make(13, 333, k + 3, k + 1, 0),
+                                            make(0, 0, 0, 0, std::size_t{1} << 20)};
+      for (std::size_t i = 0, count = tunings.size(); i < count; ++i) {
+        tunings[i].filter = detail::KnnFilter::direct;
+        if (metric != Metric::euclidean) continue;
+        tunings.push_back(tunings[i]);
+        tunings.back().filter = detail::KnnFilter::gemm;
+      }
+      for (const CudaKnnTuning& tuning : tunings) {
         auto gpu = detail::make_cuda_knn_engine(train, metric, Precision::double_precision, tuning);
-        const std::string what = "k=" + std::to_string(k) + " tile=" + std::to_string(tuning.query_tile) +
+        const std::string what = std::string(tuning.filter == detail::KnnFilter::gemm ? "gemm " : "direct ") +
+                                 "k=" + std::to_string(k) + " tile=" + std::to_string(tuning.query_tile) +
                                  " chunk=" + std::to_string(tuning.train_chunk) +
                                  " capacity=" + std::to_string(tuning.candidates_per_query) +
                                  " sample=" + std::to_string(tuning.sample_rows);

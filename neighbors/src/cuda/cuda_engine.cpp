@@ -12,6 +12,7 @@
 // so the result is exact in double and equal to the CPU engine's, in float exact for float data
 // (see docs/KNN.md for what that means against double). A query whose candidates overflow the
 // capacity is redone with the exact capacity its count asks for.
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -19,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <future>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -28,6 +31,8 @@
 
 #include "check.hpp"
 #include "cuda_engine.hpp"
+#include "filter_choice.hpp"
+#include "gemm_filter.hpp"
 #include "kernels.hpp"
 #include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cuda/select.hpp"
@@ -45,13 +50,40 @@ constexpr std::size_t kSurvivorsPerNeighbor = 8;
 constexpr std::size_t kLargeKSampleRank = 64;  // large k: expected sample rows among the need nearest
 constexpr double kLargeKSigmas = 3;
 constexpr std::size_t kMaxBudgetBytes = std::size_t{96} << 30;
+constexpr std::size_t kGemmChunkRows = 32768;  // training rows per dot-product block (GEMM path)
 
 enum Slot : std::size_t {
   kQueries, kSelf, kSampleBlock, kThresholds, kCounts, kCandRows, kCandDistances, kTau,
   kKeptRows, kKeptDistances, kKept, kSortFirst,  // kSortFirst .. +3: sort scratch
   kSampleIds = kSortFirst + 4, kSampleRows, kOutRows, kOutDistances,
+  kQueryNorms, kSampleNorms, kDots, kOutIndex,
 };
-enum HostSlot : std::size_t { kHostCounts, kHostKept, kHostRows, kHostDistances };
+enum HostSlot : std::size_t { kHostCounts, kHostKept };
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status == CUBLAS_STATUS_ALLOC_FAILED)
+    throw selection::cuda::OutOfMemory(std::string("GPU out of memory in the kNN engine: ") + what);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("CUDA kNN engine: ") + what + " failed (cuBLAS status " +
+                             std::to_string(int(status)) + ")");
+}
+
+// C (rows x cols, column-major, ldc = rows) = A^T B for row-major A (rows x d) and B (cols x d):
+// C[c * rows + r] = a_r . b_c.
+void gemm_dots(cublasHandle_t handle, const float* a, std::size_t rows, const float* b,
+               std::size_t cols, std::size_t d, float* c) {
+  const float one = 1, zero = 0;
+  check_cublas(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(rows), int(cols), int(d), &one, a,
+                           int(d), b, int(d), &zero, c, int(rows)),
+               "cublasSgemm");
+}
+void gemm_dots(cublasHandle_t handle, const double* a, std::size_t rows, const double* b,
+               std::size_t cols, std::size_t d, double* c) {
+  const double one = 1, zero = 0;
+  check_cublas(cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(rows), int(cols), int(d), &one, a,
+                           int(d), b, int(d), &zero, c, int(rows)),
+               "cublasDgemm");
+}
 
 class Events {
  public:
@@ -64,6 +96,7 @@ class Events {
   Events(const Events&) = delete;
   Events& operator=(const Events&) = delete;
   void record(int i, cudaStream_t stream) { RF_KNN_CUDA(cudaEventRecord(events_[i], stream)); }
+  void synchronize(int i) { RF_KNN_CUDA(cudaEventSynchronize(events_[i])); }
   double seconds(int from, int to) const {
     float ms = 0;
     RF_KNN_CUDA(cudaEventElapsedTime(&ms, events_[from], events_[to]));
@@ -72,6 +105,29 @@ class Events {
 
  private:
   cudaEvent_t events_[6]{};
+};
+
+// A pinned host buffer (the staging of the result lists), grown on demand.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() { cudaFreeHost(ptr_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void* get(std::size_t bytes) {
+    if (bytes > bytes_) {
+      cudaFreeHost(ptr_);
+      ptr_ = nullptr;
+      bytes_ = 0;
+      RF_KNN_CUDA(cudaMallocHost(&ptr_, bytes));
+      bytes_ = bytes;
+    }
+    return ptr_;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
 };
 
 struct TileJob {
@@ -97,6 +153,107 @@ void assign_output(std::vector<V>& out, std::size_t count, V value) {
   out.assign(count, value);
 }
 
+// Moves each tile's lists into the result vectors while the GPU works on the next tile: the
+// lists are copied on a copy stream into one of two pinned staging buffers, then two host threads
+// (rows, distances) copy the queries that are done into the vectors. The vectors are sized (their
+// first touch, the costly part of a GB of output) by the same two threads while tile 0 runs.
+// Every query is done in exactly one tile, so concurrent copies never write the same entries.
+class ListWriter {
+ public:
+  struct Staging {
+    PinnedBuffer rows, distances;
+    cudaEvent_t copied = nullptr;  // the staging copy has landed
+    std::future<void> rows_job, distances_job;
+  };
+
+  ListWriter(NeighborLists& out, Staging (&staging)[2], cudaStream_t copy_stream)
+      : out_(out), staging_(staging), copy_stream_(copy_stream) {
+    const std::size_t count = out.queries * out.k;
+    rows_sized_ = std::async(std::launch::async, [&out, count] {
+                    assign_output<std::int64_t>(out.rows, count, -1);
+                  }).share();
+    distances_sized_ = std::async(std::launch::async, [&out, count] {
+                         assign_output<double>(out.distances, count, 0.0);
+                       }).share();
+  }
+  ~ListWriter() {
+    for (auto& st : staging_) {
+      if (st.rows_job.valid()) st.rows_job.wait();
+      if (st.distances_job.valid()) st.distances_job.wait();
+    }
+    if (rows_sized_.valid()) rows_sized_.wait();
+    if (distances_sized_.valid()) distances_sized_.wait();
+  }
+  ListWriter(const ListWriter&) = delete;
+  ListWriter& operator=(const ListWriter&) = delete;
+
+  // After `listed` (recorded on the compute stream once d_rows/d_distances hold the tile's
+  // mt x k lists): stage them and copy the done queries (indices[i] for done[i]) out.
+  // Returns the event the compute stream must wait for before it overwrites d_rows/d_distances.
+  cudaEvent_t stage(cudaEvent_t listed, const std::int64_t* d_rows, const double* d_distances,
+                    std::vector<std::size_t> indices, std::vector<char> done) {
+    Staging& st = staging_[next_];
+    next_ ^= 1;
+    if (st.rows_job.valid()) st.rows_job.get();  // the buffer's previous tile is out
+    if (st.distances_job.valid()) st.distances_job.get();
+    const std::size_t k = out_.k, entries = indices.size() * k;
+    auto* rows = static_cast<std::int64_t*>(st.rows.get(entries * sizeof(std::int64_t)));
+    auto* distances = static_cast<double*>(st.distances.get(entries * sizeof(double)));
+    RF_KNN_CUDA(cudaStreamWaitEvent(copy_stream_, listed, 0));
+    RF_KNN_CUDA(cudaMemcpyAsync(rows, d_rows, entries * sizeof(std::int64_t),
+                                cudaMemcpyDeviceToHost, copy_stream_));
+    RF_KNN_CUDA(cudaMemcpyAsync(distances, d_distances, entries * sizeof(double),
+                                cudaMemcpyDeviceToHost, copy_stream_));
+    RF_KNN_CUDA(cudaEventRecord(st.copied, copy_stream_));
+    auto shared_indices = std::make_shared<const std::vector<std::size_t>>(std::move(indices));
+    auto shared_done = std::make_shared<const std::vector<char>>(std::move(done));
+    const cudaEvent_t copied = st.copied;
+    st.rows_job = std::async(std::launch::async, [=, this] {
+      rows_sized_.get();
+      copy_done(copied, rows, out_.rows.data(), *shared_indices, *shared_done, k);
+    });
+    st.distances_job = std::async(std::launch::async, [=, this] {
+      distances_sized_.get();
+      copy_done(copied, distances, out_.distances.data(), *shared_indices, *shared_done, k);
+    });
+    return copied;
+  }
+
+  // Waits for every copy; rethrows a failed one.
+  void finish() {
+    for (auto& st : staging_) {
+      if (st.rows_job.valid()) st.rows_job.get();
+      if (st.distances_job.valid()) st.distances_job.get();
+    }
+    rows_sized_.get();
+    distances_sized_.get();
+  }
+
+ private:
+  template <class V>
+  static void copy_done(cudaEvent_t copied, const V* from, V* to,
+                        const std::vector<std::size_t>& indices, const std::vector<char>& done,
+                        std::size_t k) {
+    RF_KNN_CUDA(cudaEventSynchronize(copied));
+    for (std::size_t i = 0; i < indices.size();) {
+      if (!done[i]) {
+        ++i;
+        continue;
+      }
+      std::size_t run = 1;  // consecutive done queries with consecutive indices: one memcpy
+      while (i + run < indices.size() && done[i + run] && indices[i + run] == indices[i] + run) ++run;
+      std::memcpy(to + indices[i] * k, from + i * k, run * k * sizeof(V));
+      i += run;
+    }
+  }
+
+  NeighborLists& out_;
+  Staging (&staging_)[2];
+  cudaStream_t copy_stream_;
+  std::shared_future<void> rows_sized_, distances_sized_;
+  int next_ = 0;
+};
+
 template <class T>
 class CudaEngineImpl final : public CudaKnnEngine {
  public:
@@ -110,6 +267,9 @@ class CudaEngineImpl final : public CudaKnnEngine {
       throw std::invalid_argument("train: the CUDA kNN engine takes fewer than 2^32 - 1 rows, got " +
                                   std::to_string(n_));
     RF_KNN_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    RF_KNN_CUDA(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    RF_KNN_CUDA(cudaEventCreateWithFlags(&listed_, cudaEventDisableTiming));
+    for (auto& st : staging_) RF_KNN_CUDA(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming));
     std::vector<T> host(train.data(), train.data() + n_ * d_);
     RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_), host.size() * sizeof(T)));
     // On the engine's own stream, then waited for: a plain cudaMemcpy runs on the legacy default
@@ -127,13 +287,44 @@ class CudaEngineImpl final : public CudaKnnEngine {
     }
   }
   ~CudaEngineImpl() override {
+    if (cublas_) cublasDestroy(cublas_);
+    cudaFree(train_norms_);
     cudaFree(train_);
+    cudaFree(device_rows_);
+    cudaFree(device_distances_);
+    for (auto& st : staging_) cudaEventDestroy(st.copied);
+    cudaEventDestroy(listed_);
+    cudaStreamDestroy(copy_stream_);
     cudaStreamDestroy(stream_);
   }
 
   std::string name() const override { return "cuda"; }
   CudaKnnTimes times() const override { return times_; }
   void reset_times() override { times_ = {}; }
+
+  KnnFilter filter_for(std::size_t k) const override {
+    if (tuning_.filter == KnnFilter::gemm && metric_ != cuda::Distance::euclidean)
+      throw std::invalid_argument("filter: the GEMM-form filter is euclidean only");
+    if (tuning_.filter != KnnFilter::automatic) return tuning_.filter;
+    return cuda::prefer_gemm_filter(metric_, d_, k, n_) ? KnnFilter::gemm : KnnFilter::direct;
+  }
+
+  NeighborLists download_device_lists() override {
+    NeighborLists out;
+    out.queries = device_queries_;
+    out.k = device_k_;
+    out.rows.resize(out.queries * out.k);
+    out.distances.resize(out.queries * out.k);
+    if (!out.rows.empty()) {
+      RF_KNN_CUDA(cudaMemcpyAsync(out.rows.data(), device_rows_, out.rows.size() * sizeof(std::int64_t),
+                                  cudaMemcpyDeviceToHost, stream_));
+      RF_KNN_CUDA(cudaMemcpyAsync(out.distances.data(), device_distances_,
+                                  out.distances.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                                  stream_));
+      RF_KNN_CUDA(cudaStreamSynchronize(stream_));
+    }
+    return out;
+  }
 
   NeighborLists nearest(const RowMatrix& queries, std::size_t k, bool ordered,
                         std::optional<std::size_t> exclude_self_from) override {
@@ -151,8 +342,15 @@ class CudaEngineImpl final : public CudaKnnEngine {
     NeighborLists out;
     out.queries = m;
     out.k = k;
-    assign_output<std::int64_t>(out.rows, m * k, -1);
-    assign_output<double>(out.distances, m * k, 0.0);
+    const bool gemm = filter_for(k + (exclude_self_from ? 1 : 0)) == KnnFilter::gemm;
+    gemm_now_ = gemm;
+    if (gemm) prepare_gemm();
+    std::optional<ListWriter> writer;
+    if (tuning_.lists_on_device) {
+      prepare_device_lists(m, k);
+    } else {
+      writer.emplace(out, staging_, copy_stream_);
+    }
     if (m == 0) return out;
 
     const std::size_t need = k + (exclude_self_from ? 1 : 0);  // sample rows below the threshold
@@ -171,9 +369,10 @@ class CudaEngineImpl final : public CudaKnnEngine {
         const std::size_t end = std::min(pending.size(), begin + tile);
         try {
           run_tile(queries, {pending.data() + begin, pending.data() + end}, k, ordered,
-                   exclude_self_from, pass, out, outcome);
+                   exclude_self_from, pass, gemm, writer ? &*writer : nullptr, outcome);
         } catch (const selection::cuda::OutOfMemory&) {
           // Free what the tile held and try a smaller tile; give up at one query.
+          RF_KNN_CUDA(cudaStreamSynchronize(copy_stream_));  // staging copies read the tile's lists
           workspace_.release();
           selection_workspace_.release();
           sample_size_ = 0;
@@ -203,6 +402,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
         passes.push_back(std::move(redo));
       }
     }
+    flush_times();
+    if (writer) writer->finish();
     return out;
   }
 
@@ -266,8 +467,40 @@ class CudaEngineImpl final : public CudaKnnEngine {
   std::size_t bytes_per_query(const Pass& pass, std::size_t k) const {
     const std::size_t list = pass.capacity * (sizeof(Row) + sizeof(T));
     const std::size_t sample = pass.rank == kEveryRow ? 0 : pass.sample * sizeof(T);
-    return d_ * sizeof(T) + sample + 4 * list + k * (sizeof(std::int64_t) + sizeof(double)) +
+    const std::size_t dots = gemm_now_ ? gemm_chunk() * sizeof(T) : 0;
+    return d_ * sizeof(T) + sample + dots + 4 * list + k * (sizeof(std::int64_t) + sizeof(double)) +
            (std::size_t{1} << 14);
+  }
+
+  std::size_t gemm_chunk() const {
+    return std::min(n_, tuning_.train_chunk != 0 ? tuning_.train_chunk : kGemmChunkRows);
+  }
+
+  // cuBLAS (pedantic math: no TF32 or other reduced-precision shortcut, whatever the
+  // environment asks, so the bound holds) and the training rows' squared norms, once.
+  void prepare_gemm() {
+    if (cublas_) return;
+    check_cublas(cublasCreate(&cublas_), "cublasCreate");
+    check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+    check_cublas(cublasSetMathMode(cublas_, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+    RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_norms_), n_ * sizeof(T)));
+    cuda::squared_norms(train_, n_, d_, train_norms_, stream_);
+    RF_KNN_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  void prepare_device_lists(std::size_t m, std::size_t k) {
+    if (m * k > device_capacity_) {
+      cudaFree(device_rows_);
+      cudaFree(device_distances_);
+      device_rows_ = nullptr;
+      device_distances_ = nullptr;
+      device_capacity_ = 0;
+      RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&device_rows_), m * k * sizeof(std::int64_t)));
+      RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&device_distances_), m * k * sizeof(double)));
+      device_capacity_ = m * k;
+    }
+    device_queries_ = m;
+    device_k_ = k;
   }
 
   std::size_t query_tile(const Pass& pass, std::size_t k, std::size_t remaining) const {
@@ -284,7 +517,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
     return std::max<std::size_t>(tile, 1);
   }
 
-  std::size_t sample_bytes(std::size_t s) const { return s * (d_ * sizeof(T) + sizeof(Row)); }
+  std::size_t sample_bytes(std::size_t s) const { return s * ((d_ + 1) * sizeof(T) + sizeof(Row)); }
 
   // A stratified random sample of s rows (one uniform row per stratum of n / s rows), fixed
   // seed: the thresholds, and so the work, do not depend on the data's order.
@@ -300,13 +533,15 @@ class CudaEngineImpl final : public CudaKnnEngine {
     T* d_rows = workspace_.device_as<T>(kSampleRows, s * d_);
     RF_KNN_CUDA(cudaMemcpyAsync(d_ids, ids.data(), s * sizeof(Row), cudaMemcpyHostToDevice, stream_));
     cuda::gather_rows(train_, d_ids, s, d_, d_rows, stream_);
+    if (metric_ == cuda::Distance::euclidean)  // for the GEMM path's bounds
+      cuda::squared_norms(d_rows, s, d_, workspace_.device_as<T>(kSampleNorms, s), stream_);
     RF_KNN_CUDA(cudaStreamSynchronize(stream_));
     sample_size_ = s;
   }
 
   void run_tile(const RowMatrix& queries, std::vector<std::size_t> indices, std::size_t k,
                 bool ordered, std::optional<std::size_t> self_from, const Pass& pass,
-                NeighborLists& out, TileOutcome& outcome) {
+                bool gemm, ListWriter* writer, TileOutcome& outcome) {
     const std::size_t mt = indices.size();
     const std::size_t s = pass.sample, capacity = pass.capacity;
     std::vector<T> host_queries(mt * d_);
@@ -334,6 +569,12 @@ class CudaEngineImpl final : public CudaKnnEngine {
     if (self_from)
       RF_KNN_CUDA(cudaMemcpyAsync(d_self, host_self.data(), mt * sizeof(Row),
                                   cudaMemcpyHostToDevice, stream_));
+    T* d_query_norms = nullptr;
+    if (gemm) {
+      d_query_norms = workspace_.device_as<T>(kQueryNorms, mt);
+      cuda::squared_norms(d_queries, mt, d_, d_query_norms, stream_);
+    }
+    flush_times();
     events_.record(0, stream_);
     if (pass.rank == kEveryRow) {
       events_.record(1, stream_);
@@ -342,8 +583,15 @@ class CudaEngineImpl final : public CudaKnnEngine {
       T* d_block = workspace_.device_as<T>(kSampleBlock, mt * s);
       const Row* d_sample_ids = workspace_.device_as<Row>(kSampleIds, s);
       const T* d_sample_rows = workspace_.device_as<T>(kSampleRows, s * d_);
-      cuda::block_distances(d_queries, mt, d_sample_rows, d_sample_ids, s, d_, metric_, d_self,
-                            d_block, s, stream_);
+      if (gemm) {  // upper bounds of THE direct distance: a valid threshold as well
+        gemm_dots(cublas_, d_sample_rows, s, d_queries, mt, d_, d_block);
+        cuda::dots_to_upper_bounds(d_block, s, mt, s, d_, d_query_norms,
+                                   workspace_.device_as<T>(kSampleNorms, s), d_sample_ids,
+                                   d_self, stream_);
+      } else {
+        cuda::block_distances(d_queries, mt, d_sample_rows, d_sample_ids, s, d_, metric_, d_self,
+                              d_block, s, stream_);
+      }
       events_.record(1, stream_);
       selection::cuda::kth_smallest_batched(d_block, s, mt, s, pass.rank, d_thresholds,
                                             selection::Algorithm::automatic,
@@ -351,11 +599,26 @@ class CudaEngineImpl final : public CudaKnnEngine {
     }
     events_.record(2, stream_);
     RF_KNN_CUDA(cudaMemsetAsync(d_counts, 0, mt * sizeof(unsigned), stream_));
-    const std::size_t chunk = tuning_.train_chunk != 0 ? tuning_.train_chunk : n_;
-    for (std::size_t b = 0; b < n_; b += chunk)
-      cuda::filter_candidates(d_queries, mt, train_, b, std::min(n_, b + chunk), d_, metric_,
-                              d_self, d_thresholds, d_counts, d_cand_rows, d_cand_distances,
-                              capacity, stream_);
+    if (gemm) {
+      // Dot products of the tile with a chunk of training rows, then the bound test; THE
+      // direct distance of the candidates only.
+      const std::size_t chunk = gemm_chunk();
+      T* d_dots = workspace_.device_as<T>(kDots, mt * chunk);
+      for (std::size_t b = 0; b < n_; b += chunk) {
+        const std::size_t rows = std::min(n_, b + chunk) - b;
+        gemm_dots(cublas_, train_ + b * d_, rows, d_queries, mt, d_, d_dots);
+        cuda::filter_by_bounds(d_dots, rows, mt, d_, d_query_norms, train_norms_ + b, Row(b),
+                               d_self, d_thresholds, d_counts, d_cand_rows, capacity, stream_);
+      }
+      cuda::candidate_distances(d_queries, mt, train_, d_, d_counts, d_cand_rows,
+                                d_cand_distances, capacity, stream_);
+    } else {
+      const std::size_t chunk = tuning_.train_chunk != 0 ? tuning_.train_chunk : n_;
+      for (std::size_t b = 0; b < n_; b += chunk)
+        cuda::filter_candidates(d_queries, mt, train_, b, std::min(n_, b + chunk), d_, metric_,
+                                d_self, d_thresholds, d_counts, d_cand_rows, d_cand_distances,
+                                capacity, stream_);
+    }
     events_.record(3, stream_);
     auto* counts = workspace_.host_as<unsigned>(kHostCounts, mt);
     RF_KNN_CUDA(cudaMemcpyAsync(counts, d_counts, mt * sizeof(unsigned), cudaMemcpyDeviceToHost,
@@ -392,34 +655,35 @@ class CudaEngineImpl final : public CudaKnnEngine {
     if (ordered || ties)
       cuda::sort_by_distance_then_row(d_kept_rows, d_kept_distances, d_kept, mt, capacity,
                                       ordered ? 0 : k, workspace_, kSortFirst, stream_);
-    cuda::write_lists(d_kept_rows, d_kept_distances, d_kept, mt, capacity, k, d_out_rows,
-                      d_out_distances, stream_);
-    bool contiguous = true;
-    for (std::size_t i = 1; i < mt && contiguous; ++i) contiguous = indices[i] == indices[0] + i;
-    if (contiguous) {
-      // Straight into the result (queries redone later are overwritten then).
-      RF_KNN_CUDA(cudaMemcpyAsync(out.rows.data() + indices[0] * k, d_out_rows,
-                                  mt * k * sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream_));
-      RF_KNN_CUDA(cudaMemcpyAsync(out.distances.data() + indices[0] * k, d_out_distances,
-                                  mt * k * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    if (!writer) {
+      // Straight into the whole result on the device, at each query's own place (queries redone
+      // later are overwritten then, on the same stream).
+      std::vector<std::uint32_t> dest(indices.begin(), indices.end());
+      auto* d_dest = workspace_.device_as<std::uint32_t>(kOutIndex, mt);
+      RF_KNN_CUDA(cudaMemcpyAsync(d_dest, dest.data(), mt * sizeof(std::uint32_t),
+                                  cudaMemcpyHostToDevice, stream_));
+      cuda::write_lists(d_kept_rows, d_kept_distances, d_kept, mt, capacity, k, d_dest,
+                        device_rows_, device_distances_, stream_);
       events_.record(5, stream_);
-      RF_KNN_CUDA(cudaStreamSynchronize(stream_));
+      RF_KNN_CUDA(cudaStreamSynchronize(stream_));  // dest is pageable and goes out of scope
     } else {
-      auto* rows = workspace_.host_as<std::int64_t>(kHostRows, mt * k);
-      auto* distances = workspace_.host_as<double>(kHostDistances, mt * k);
-      RF_KNN_CUDA(cudaMemcpyAsync(rows, d_out_rows, mt * k * sizeof(std::int64_t),
-                                  cudaMemcpyDeviceToHost, stream_));
-      RF_KNN_CUDA(cudaMemcpyAsync(distances, d_out_distances, mt * k * sizeof(double),
-                                  cudaMemcpyDeviceToHost, stream_));
+      if (last_staged_) RF_KNN_CUDA(cudaStreamWaitEvent(stream_, last_staged_, 0));
+      cuda::write_lists(d_kept_rows, d_kept_distances, d_kept, mt, capacity, k, nullptr,
+                        d_out_rows, d_out_distances, stream_);
       events_.record(5, stream_);
-      RF_KNN_CUDA(cudaStreamSynchronize(stream_));
-      for (std::size_t i = 0; i < mt; ++i) {
-        if (!done[i]) continue;  // redone in a later pass
-        std::copy(rows + i * k, rows + i * k + k, out.rows.begin() + std::ptrdiff_t(indices[i] * k));
-        std::copy(distances + i * k, distances + i * k + k,
-                  out.distances.begin() + std::ptrdiff_t(indices[i] * k));
-      }
+      RF_KNN_CUDA(cudaEventRecord(listed_, stream_));
+      last_staged_ = writer->stage(listed_, d_out_rows, d_out_distances, std::move(indices),
+                                   std::move(done));
     }
+    times_pending_ = true;
+  }
+
+  // The device-time split of the last tile, read once its last event has happened (the next
+  // tile's host work and the staging copies overlap it meanwhile).
+  void flush_times() {
+    if (!times_pending_) return;
+    times_pending_ = false;
+    events_.synchronize(5);
     times_.distance_s += events_.seconds(0, 1) + events_.seconds(2, 3);
     times_.selection_s += events_.seconds(1, 2) + events_.seconds(3, 4);
     times_.collect_s += events_.seconds(4, 5);
@@ -432,6 +696,17 @@ class CudaEngineImpl final : public CudaKnnEngine {
   T* train_ = nullptr;
   std::size_t budget_ = 0;
   std::size_t sample_size_ = 0;
+  bool gemm_now_ = false;
+  bool times_pending_ = false;  // this nearest() call uses the GEMM-form filter
+  cudaStream_t copy_stream_ = nullptr;  // device-to-host staging of the lists
+  cudaEvent_t listed_ = nullptr;        // a tile's lists are written (compute stream)
+  cudaEvent_t last_staged_ = nullptr;   // the last staging copy (reads the tile's lists)
+  ListWriter::Staging staging_[2];
+  cublasHandle_t cublas_ = nullptr;
+  T* train_norms_ = nullptr;
+  std::int64_t* device_rows_ = nullptr;  // lists_on_device: the whole m x k result
+  double* device_distances_ = nullptr;
+  std::size_t device_capacity_ = 0, device_queries_ = 0, device_k_ = 0;
   Workspace workspace_;
   Workspace selection_workspace_;
   Events events_;

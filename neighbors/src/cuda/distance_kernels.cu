@@ -11,6 +11,7 @@
 
 #include "check.hpp"
 #include "kernels.hpp"
+#include "rounded_ops.cuh"
 
 namespace robustfit::neighbors::cuda {
 namespace {
@@ -21,19 +22,6 @@ constexpr int kRowsPerBlock = 128;
 constexpr int kQueriesPerThread = 4;  // 16 thread rows x 4
 constexpr int kRowsPerThread = 8;     // 16 thread columns x 8
 constexpr int kFeatureChunk = 8;
-
-template <class T> __device__ __forceinline__ T add_rn(T a, T b);
-template <class T> __device__ __forceinline__ T sub_rn(T a, T b);
-template <class T> __device__ __forceinline__ T mul_rn(T a, T b);
-template <class T> __device__ __forceinline__ T sqrt_rn(T a);
-template <> __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-template <> __device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
-template <> __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-template <> __device__ __forceinline__ float sqrt_rn(float a) { return __fsqrt_rn(a); }
-template <> __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
-template <> __device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
-template <> __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-template <> __device__ __forceinline__ double sqrt_rn(double a) { return __dsqrt_rn(a); }
 
 struct WriteBlock {};
 struct FilterRows {};
@@ -189,14 +177,16 @@ __global__ void fill_kernel(T* values, std::size_t count, T value) {
 template <class T>
 __global__ void write_lists_kernel(const Row* rows, const T* distances, const unsigned* kept,
                                    std::size_t m, std::size_t capacity, std::size_t k,
-                                   std::int64_t* out_rows, double* out_distances) {
+                                   const std::uint32_t* dest, std::int64_t* out_rows,
+                                   double* out_distances) {
   const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= m * k) return;
   const std::size_t q = e / k, j = e % k;
+  const std::size_t at = (dest ? std::size_t(dest[q]) : q) * k + j;
   const bool valid = j < kept[q];
-  out_rows[e] = valid ? std::int64_t(rows[q * capacity + j]) : -1;
-  out_distances[e] = valid ? double(distances[q * capacity + j])
-                           : std::numeric_limits<double>::quiet_NaN();
+  out_rows[at] = valid ? std::int64_t(rows[q * capacity + j]) : -1;
+  out_distances[at] = valid ? double(distances[q * capacity + j])
+                            : std::numeric_limits<double>::quiet_NaN();
 }
 
 template <class T>
@@ -259,11 +249,11 @@ void fill(T* values, std::size_t count, T value, cudaStream_t stream) {
 
 template <class T>
 void write_lists(const Row* rows, const T* distances, const unsigned* kept, std::size_t m,
-                 std::size_t capacity, std::size_t k, std::int64_t* out_rows,
-                 double* out_distances, cudaStream_t stream) {
+                 std::size_t capacity, std::size_t k, const std::uint32_t* dest,
+                 std::int64_t* out_rows, double* out_distances, cudaStream_t stream) {
   if (m * k == 0) return;
   write_lists_kernel<T><<<unsigned((m * k + 255) / 256), 256, 0, stream>>>(
-      rows, distances, kept, m, capacity, k, out_rows, out_distances);
+      rows, distances, kept, m, capacity, k, dest, out_rows, out_distances);
   RF_KNN_CUDA(cudaGetLastError());
 }
 
@@ -291,8 +281,8 @@ void gather_rows(const T* src, const Row* ids, std::size_t s, std::size_t d, T* 
                                cudaStream_t);                                                \
   template void fill<T>(T*, std::size_t, T, cudaStream_t);                                   \
   template void write_lists<T>(const Row*, const T*, const unsigned*, std::size_t,           \
-                               std::size_t, std::size_t, std::int64_t*, double*,             \
-                               cudaStream_t);
+                               std::size_t, std::size_t, const std::uint32_t*,              \
+                               std::int64_t*, double*, cudaStream_t);
 ROBUSTFIT_KNN_INSTANTIATE(float)
 ROBUSTFIT_KNN_INSTANTIATE(double)
 #undef ROBUSTFIT_KNN_INSTANTIATE

@@ -60,13 +60,13 @@ void sort_by_distance_then_row(Row* rows, T* distances, const unsigned* kept, st
 template <class T>
 void fill(T* values, std::size_t count, T value, cudaStream_t stream);
 
-// The first k entries of each query's kept list as the engine's output types, compact m x k:
-// out_rows[q * k + j] = rows[q * capacity + j], out_distances likewise (-1 and NaN where
-// j >= kept[q]: a query that is redone).
+// The first k entries of each query's kept list as the engine's output types, m x k:
+// out_rows[p * k + j] = rows[q * capacity + j], out_distances likewise (-1 and NaN where
+// j >= kept[q]: a query that is redone), p = dest[q] (dest null: p = q, compact).
 template <class T>
 void write_lists(const Row* rows, const T* distances, const unsigned* kept, std::size_t m,
-                 std::size_t capacity, std::size_t k, std::int64_t* out_rows,
-                 double* out_distances, cudaStream_t stream);
+                 std::size_t capacity, std::size_t k, const std::uint32_t* dest,
+                 std::int64_t* out_rows, double* out_distances, cudaStream_t stream);
 
 // dst[j] = src[ids[j] * d + c] for j < s, c < d: the sampled training rows, contiguous.
 template <class T>
