@@ -208,14 +208,18 @@ class ListWriter {
     auto shared_indices = std::make_shared<const std::vector<std::size_t>>(std::move(indices));
     auto shared_done = std::make_shared<const std::vector<char>>(std::move(done));
     const cudaEvent_t copied = st.copied;
-    st.rows_job = std::async(std::launch::async, [=, this] {
-      rows_sized_.get();
-      copy_done(copied, rows, out_.rows.data(), *shared_indices, *shared_done, k);
-    });
-    st.distances_job = std::async(std::launch::async, [=, this] {
-      distances_sized_.get();
-      copy_done(copied, distances, out_.distances.data(), *shared_indices, *shared_done, k);
-    });
+    // Each job waits on its own copy of the shared future (one object must not be shared).
+    st.rows_job = std::async(std::launch::async,
+                             [=, sized = rows_sized_, &out = out_.rows] {
+                               sized.get();
+                               copy_done(copied, rows, out.data(), *shared_indices, *shared_done, k);
+                             });
+    st.distances_job = std::async(std::launch::async,
+                                  [=, sized = distances_sized_, &out = out_.distances] {
+                                    sized.get();
+                                    copy_done(copied, distances, out.data(), *shared_indices,
+                                              *shared_done, k);
+                                  });
     return copied;
   }
 
@@ -345,13 +349,16 @@ class CudaEngineImpl final : public CudaKnnEngine {
     const bool gemm = filter_for(k + (exclude_self_from ? 1 : 0)) == KnnFilter::gemm;
     gemm_now_ = gemm;
     if (gemm) prepare_gemm();
-    std::optional<ListWriter> writer;
+    if (m == 0) {
+      if (tuning_.lists_on_device) prepare_device_lists(0, k);
+      return out;
+    }
+    std::optional<ListWriter> writer;  // after `out`: destroyed (its copies waited for) first
     if (tuning_.lists_on_device) {
       prepare_device_lists(m, k);
     } else {
       writer.emplace(out, staging_, copy_stream_);
     }
-    if (m == 0) return out;
 
     const std::size_t need = k + (exclude_self_from ? 1 : 0);  // sample rows below the threshold
     const Pass first = first_pass(need);
