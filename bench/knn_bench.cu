@@ -143,10 +143,11 @@ int main(int argc, char** argv) {
     for (std::size_t k : {1, 100, 1000}) shapes.push_back({"grid_k", 16 * K, 256 * K, 8, k});
     for (std::size_t m : {K, 64 * K}) shapes.push_back({"grid_m", m, 256 * K, 8, 10});
   }
-  for (std::size_t d : {16, 32, 48, 64, 128}) {
-    shapes.push_back({"filter_direct", 16 * K, 256 * K, d, 10, false, detail::KnnFilter::direct});
-    shapes.push_back({"filter_gemm", 16 * K, 256 * K, d, 10, false, detail::KnnFilter::gemm});
-  }
+  for (std::size_t n : {16 * K, 256 * K})
+    for (std::size_t d : {16, 32, 48, 64, 128}) {
+      shapes.push_back({"filter_direct", 16 * K, n, d, 10, false, detail::KnnFilter::direct});
+      shapes.push_back({"filter_gemm", 16 * K, n, d, 10, false, detail::KnnFilter::gemm});
+    }
   shapes.push_back({"loo", 256 * K, 256 * K, 8, 50, true});
   if (scale) shapes.push_back({"scale_2^24x2^16", 64 * K, 16384 * K, 8, 10});
   if (!only.empty())

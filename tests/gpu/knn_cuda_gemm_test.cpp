@@ -197,10 +197,15 @@ TEST(KnnCudaGemm, ListsOnDeviceEqualHostLists) {
 
 TEST(KnnCudaGemm, FilterChoice) {
   using cuda::Distance;
-  EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 20));
-  EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18));
-  EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18));
-  EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18));  // k vs n
+  for (bool single : {true, false}) {
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 20, single));
+    EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 10, 1 << 14, single));
+  }
+  EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 32, 10, 1 << 20, true));
+  EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 32, 10, 1 << 20, false));
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ using selection::cuda::Workspace;
 constexpr std::size_t kMaxQueryTile = 8192;
 constexpr std::size_t kMinCandidates = 2048;  // expected first-pass survivors per query, at least
 constexpr std::size_t kSurvivorsPerNeighbor = 8;
+// The GEMM path re-checks every candidate with a gathered direct distance, while a larger
+// sample costs only GEMM work: fewer candidates per query, a larger sample.
+constexpr std::size_t kMinCandidatesGemm = 512;
+constexpr std::size_t kSurvivorsPerNeighborGemm = 4;
 constexpr std::size_t kLargeKSampleRank = 64;  // large k: expected sample rows among the need nearest
 constexpr double kLargeKSigmas = 3;
 constexpr std::size_t kMaxBudgetBytes = std::size_t{96} << 30;
@@ -310,7 +314,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
     if (tuning_.filter == KnnFilter::gemm && metric_ != cuda::Distance::euclidean)
       throw std::invalid_argument("filter: the GEMM-form filter is euclidean only");
     if (tuning_.filter != KnnFilter::automatic) return tuning_.filter;
-    return cuda::prefer_gemm_filter(metric_, d_, k, n_) ? KnnFilter::gemm : KnnFilter::direct;
+    return cuda::prefer_gemm_filter(metric_, d_, k, n_, sizeof(T) == sizeof(float)) ? KnnFilter::gemm
+                                                                                     : KnnFilter::direct;
   }
 
   NeighborLists download_device_lists() override {
@@ -447,7 +452,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
   Pass first_pass(std::size_t need) const {
     Pass pass;
     if (tuning_.sample_rows != 0 || need * need <= kMinCandidates * kLargeKSampleRank) {
-      const std::size_t target = std::max(kMinCandidates, kSurvivorsPerNeighbor * need);
+      const std::size_t target = gemm_now_ ? std::max(kMinCandidatesGemm, kSurvivorsPerNeighborGemm * need)
+                                           : std::max(kMinCandidates, kSurvivorsPerNeighbor * need);
       std::size_t s = tuning_.sample_rows != 0
                           ? tuning_.sample_rows
                           : static_cast<std::size_t>(std::ceil(double(need) * double(n_) / double(target)));

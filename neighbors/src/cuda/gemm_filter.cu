@@ -87,22 +87,44 @@ __global__ __launch_bounds__(kFilterThreads) void filter_kernel(
   }
 }
 
+// One warp per 32 candidates of a query: the warp reads each candidate row 32 features at a time
+// (coalesced), every lane forms one separately rounded term (q_j - x_j)^2, the terms go through
+// shared memory, and lane c adds candidate c's terms in feature order: the same operations in
+// the same order as the fused kernel, so the same bits.
+constexpr int kRecheckWarps = 4;  // 33.8 KB of shared terms in double
+
 template <class T>
-__global__ void recheck_kernel(const T* queries, const T* train, std::size_t d,
-                               const unsigned* counts, const Row* cand_rows, T* cand_distances,
-                               std::size_t capacity) {
+__global__ __launch_bounds__(kRecheckWarps * 32) void recheck_kernel(
+    const T* queries, const T* train, std::size_t d, const unsigned* counts, const Row* cand_rows,
+    T* cand_distances, std::size_t capacity) {
+  __shared__ T terms[kRecheckWarps][32][33];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::size_t q = blockIdx.y;
   const std::size_t count = counts[q] < capacity ? counts[q] : capacity;
   const T* qp = queries + q * d;
-  for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < count;
-       j += std::size_t(gridDim.x) * blockDim.x) {
-    const T* x = train + std::size_t(cand_rows[q * capacity + j]) * d;
+  for (std::size_t first = (std::size_t(blockIdx.x) * kRecheckWarps + warp) * 32; first < count;
+       first += std::size_t(gridDim.x) * kRecheckWarps * 32) {
+    const std::size_t mine = first + lane;
+    const Row my_row = mine < count ? cand_rows[q * capacity + mine] : Row(0);
     T acc = 0;
-    for (std::size_t c = 0; c < d; ++c) {
-      const T diff = sub_rn(__ldg(qp + c), __ldg(x + c));
-      acc = add_rn(acc, mul_rn(diff, diff));
+    for (std::size_t j0 = 0; j0 < d; j0 += 32) {
+      const std::size_t j = j0 + lane;
+      const T qj = j < d ? __ldg(qp + j) : T(0);
+      for (int c = 0; c < 32; ++c) {
+        const Row row = __shfl_sync(0xffffffffu, my_row, c);
+        T term = 0;
+        if (j < d && first + c < count) {
+          const T diff = sub_rn(qj, __ldg(train + std::size_t(row) * d + j));
+          term = mul_rn(diff, diff);
+        }
+        terms[warp][c][lane] = term;
+      }
+      __syncwarp();
+      const int width = d - j0 < 32 ? int(d - j0) : 32;
+      for (int t = 0; t < width; ++t) acc = add_rn(acc, terms[warp][lane][t]);
+      __syncwarp();
     }
-    cand_distances[q * capacity + j] = sqrt_rn(acc);
+    if (mine < count) cand_distances[q * capacity + mine] = sqrt_rn(acc);
   }
 }
 
@@ -151,9 +173,9 @@ void candidate_distances(const T* queries, std::size_t m, const T* train, std::s
                          const unsigned* counts, const Row* cand_rows, T* cand_distances,
                          std::size_t capacity, cudaStream_t stream) {
   if (m == 0) return;
-  const dim3 grid{blocks_for(capacity, 128, 16), unsigned(m)};
-  recheck_kernel<T><<<grid, 128, 0, stream>>>(queries, train, d, counts, cand_rows,
-                                              cand_distances, capacity);
+  const dim3 grid{blocks_for(capacity, kRecheckWarps * 32, 8), unsigned(m)};
+  recheck_kernel<T><<<grid, kRecheckWarps * 32, 0, stream>>>(queries, train, d, counts, cand_rows,
+                                                             cand_distances, capacity);
   RF_KNN_CUDA(cudaGetLastError());
 }
 
