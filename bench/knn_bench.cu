@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     for (std::size_t m : {K, 64 * K}) shapes.push_back({"grid_m", m, 256 * K, 8, 10});
   }
   for (std::size_t n : {16 * K, 256 * K})
-    for (std::size_t d : {16, 32, 48, 64, 128}) {
+    for (std::size_t d : {4, 8, 16, 32, 64, 128}) {
       shapes.push_back({"filter_direct", 16 * K, n, d, 10, false, detail::KnnFilter::direct});
       shapes.push_back({"filter_gemm", 16 * K, n, d, 10, false, detail::KnnFilter::gemm});
     }

@@ -202,10 +202,9 @@ TEST(KnnCudaGemm, FilterChoice) {
     EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18, single));
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18, single));
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18, single));
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 10, 1 << 14, single));
+    EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 16, 10, 1 << 14, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 14, single));
   }
-  EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 32, 10, 1 << 20, true));
-  EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 32, 10, 1 << 20, false));
 }
 
 }  // namespace
