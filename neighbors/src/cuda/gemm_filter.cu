@@ -1,0 +1,197 @@
+// GEMM-form filter kernels (gemm_filter.hpp): bounds from cuBLAS dot products, candidate lists,
+// and THE direct distance of the candidates only.
+#include <cuda_runtime.h>
+
+#include <limits>
+
+#include "check.hpp"
+#include "gemm_filter.hpp"
+#include "rounded_ops.cuh"
+
+namespace robustfit::neighbors::cuda {
+namespace {
+
+template <class T> struct Rounding;
+template <> struct Rounding<float> {
+  static constexpr float u = 0x1p-24f;
+  static constexpr float tiny = 0x1p-126f;  // smallest normal: an op flushed to zero errs by less
+};
+template <> struct Rounding<double> {
+  static constexpr double u = 0x1p-53;
+  static constexpr double tiny = 0x1p-1022;
+};
+
+// The bound e of |s' - s| (gemm_filter.hpp) for one pair, from the two squared norms, with
+// M = 2 (|q|^2 + |x|^2) >= (|q| + |x|)^2 (no product of norms to underflow or overflow).
+template <class T>
+__device__ __forceinline__ T error_bound(T qn, T xn, T d4) {
+  const T m = T(2) * (qn + xn);
+  return T(3) * d4 * Rounding<T>::u * m + T(32) * d4 * Rounding<T>::tiny;
+}
+
+template <class T>
+__global__ void norms_kernel(const T* rows, std::size_t count, std::size_t d, T* out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const T* x = rows + i * d;
+  T acc = 0;
+  for (std::size_t j = 0; j < d; ++j) acc += x[j] * x[j];
+  out[i] = acc;
+}
+
+template <class T>
+__global__ void upper_bounds_kernel(T* dots, std::size_t ld, std::size_t s, T d4,
+                                    const T* query_norms, const T* row_norms, const Row* row_ids,
+                                    const Row* self) {
+  const std::size_t q = blockIdx.y;
+  const T qn = query_norms[q];
+  const Row own = self ? self[q] : kNoRow;
+  for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < s;
+       j += std::size_t(gridDim.x) * blockDim.x) {
+    const T xn = row_norms[j];
+    const T sp = (qn + xn) - T(2) * dots[q * ld + j];
+    const T upper = sqrt_ru(add_ru(sp > T(0) ? sp : T(0), error_bound(qn, xn, d4)));
+    // NaN (overflowed norms) and the query's own row: no usable bound.
+    const bool unusable = !(upper <= std::numeric_limits<T>::max()) ||
+                          (row_ids && row_ids[j] == own);
+    dots[q * ld + j] = unusable ? std::numeric_limits<T>::infinity() : upper;
+  }
+}
+
+constexpr int kFilterThreads = 256;
+constexpr int kFilterPerThread = 4;
+
+template <class T>
+__global__ __launch_bounds__(kFilterThreads) void filter_kernel(
+    const T* dots, std::size_t rows, T d4, const T* query_norms, const T* row_norms,
+    Row first_row, const Row* self, const T* thresholds, unsigned* counts, Row* cand_rows,
+    std::size_t capacity) {
+  const std::size_t q = blockIdx.y;
+  const T qn = query_norms[q];
+  const T t = thresholds[q];
+  // sqrt_rn(s) <= t implies s <= t^2 (1 + u)^2 <= t^2 (1 + 4u), rounded up.
+  const T t2 = mul_ru(mul_ru(t, t), T(1) + T(4) * Rounding<T>::u);
+  const Row own = self ? self[q] : kNoRow;
+  const std::size_t base = std::size_t(blockIdx.x) * kFilterThreads * kFilterPerThread;
+#pragma unroll
+  for (int i = 0; i < kFilterPerThread; ++i) {
+    const std::size_t r = base + std::size_t(i) * kFilterThreads + threadIdx.x;
+    if (r >= rows) break;
+    const T xn = row_norms[r];
+    const T sp = (qn + xn) - T(2) * dots[q * rows + r];
+    const T lower = sp - error_bound(qn, xn, d4);
+    const Row row = first_row + Row(r);
+    if (lower > t2 || row == own) continue;  // NaN bounds stay candidates
+    const unsigned slot = atomicAdd(&counts[q], 1u);
+    if (slot < capacity) cand_rows[q * capacity + slot] = row;
+  }
+}
+
+// One warp per 32 candidates of a query: the warp reads each candidate row 32 features at a time
+// (coalesced), every lane forms one separately rounded term (q_j - x_j)^2, the terms go through
+// shared memory, and lane c adds candidate c's terms in feature order: the same operations in
+// the same order as the fused kernel, so the same bits.
+constexpr int kRecheckWarps = 4;  // 33.8 KB of shared terms in double
+
+template <class T>
+__global__ __launch_bounds__(kRecheckWarps * 32) void recheck_kernel(
+    const T* queries, const T* train, std::size_t d, const unsigned* counts, const Row* cand_rows,
+    T* cand_distances, std::size_t capacity) {
+  __shared__ T terms[kRecheckWarps][32][33];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::size_t q = blockIdx.y;
+  const std::size_t count = counts[q] < capacity ? counts[q] : capacity;
+  const T* qp = queries + q * d;
+  for (std::size_t first = (std::size_t(blockIdx.x) * kRecheckWarps + warp) * 32; first < count;
+       first += std::size_t(gridDim.x) * kRecheckWarps * 32) {
+    const std::size_t mine = first + lane;
+    const Row my_row = mine < count ? cand_rows[q * capacity + mine] : Row(0);
+    T acc = 0;
+    for (std::size_t j0 = 0; j0 < d; j0 += 32) {
+      const std::size_t j = j0 + lane;
+      const T qj = j < d ? __ldg(qp + j) : T(0);
+      for (int c = 0; c < 32; ++c) {
+        const Row row = __shfl_sync(0xffffffffu, my_row, c);
+        T term = 0;
+        if (j < d && first + c < count) {
+          const T diff = sub_rn(qj, __ldg(train + std::size_t(row) * d + j));
+          term = mul_rn(diff, diff);
+        }
+        terms[warp][c][lane] = term;
+      }
+      __syncwarp();
+      const int width = d - j0 < 32 ? int(d - j0) : 32;
+      for (int t = 0; t < width; ++t) acc = add_rn(acc, terms[warp][lane][t]);
+      __syncwarp();
+    }
+    if (mine < count) cand_distances[q * capacity + mine] = sqrt_rn(acc);
+  }
+}
+
+unsigned blocks_for(std::size_t items, std::size_t per_block, std::size_t cap) {
+  const std::size_t b = (items + per_block - 1) / per_block;
+  return unsigned(b < 1 ? 1 : (b > cap ? cap : b));
+}
+
+}  // namespace
+
+template <class T>
+void squared_norms(const T* rows, std::size_t count, std::size_t d, T* out, cudaStream_t stream) {
+  if (count == 0) return;
+  norms_kernel<T><<<unsigned((count + 255) / 256), 256, 0, stream>>>(rows, count, d, out);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+template <class T>
+void dots_to_upper_bounds(T* dots, std::size_t ld, std::size_t m, std::size_t s, std::size_t d,
+                          const T* query_norms, const T* row_norms, const Row* row_ids,
+                          const Row* self, cudaStream_t stream) {
+  if (m == 0 || s == 0) return;
+  const dim3 grid{blocks_for(s, 256, 64), unsigned(m)};
+  upper_bounds_kernel<T><<<grid, 256, 0, stream>>>(dots, ld, s, T(d + 4), query_norms, row_norms,
+                                                   row_ids, self);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+template <class T>
+void filter_by_bounds(const T* dots, std::size_t rows, std::size_t m, std::size_t d,
+                      const T* query_norms, const T* row_norms, Row first_row, const Row* self,
+                      const T* thresholds, unsigned* counts, Row* cand_rows,
+                      std::size_t capacity, cudaStream_t stream) {
+  if (m == 0 || rows == 0) return;
+  const dim3 grid{unsigned((rows + kFilterThreads * kFilterPerThread - 1) /
+                           (kFilterThreads * kFilterPerThread)),
+                  unsigned(m)};
+  filter_kernel<T><<<grid, kFilterThreads, 0, stream>>>(dots, rows, T(d + 4), query_norms,
+                                                        row_norms, first_row, self, thresholds,
+                                                        counts, cand_rows, capacity);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+template <class T>
+void candidate_distances(const T* queries, std::size_t m, const T* train, std::size_t d,
+                         const unsigned* counts, const Row* cand_rows, T* cand_distances,
+                         std::size_t capacity, cudaStream_t stream) {
+  if (m == 0) return;
+  const dim3 grid{blocks_for(capacity, kRecheckWarps * 32, 8), unsigned(m)};
+  recheck_kernel<T><<<grid, kRecheckWarps * 32, 0, stream>>>(queries, train, d, counts, cand_rows,
+                                                             cand_distances, capacity);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+#define ROBUSTFIT_KNN_GEMM_INSTANTIATE(T)                                                     \
+  template void squared_norms<T>(const T*, std::size_t, std::size_t, T*, cudaStream_t);      \
+  template void dots_to_upper_bounds<T>(T*, std::size_t, std::size_t, std::size_t,           \
+                                        std::size_t, const T*, const T*, const Row*,         \
+                                        const Row*, cudaStream_t);                           \
+  template void filter_by_bounds<T>(const T*, std::size_t, std::size_t, std::size_t,         \
+                                    const T*, const T*, Row, const Row*, const T*,           \
+                                    unsigned*, Row*, std::size_t, cudaStream_t);             \
+  template void candidate_distances<T>(const T*, std::size_t, const T*, std::size_t,         \
+                                       const unsigned*, const Row*, T*, std::size_t,         \
+                                       cudaStream_t);
+ROBUSTFIT_KNN_GEMM_INSTANTIATE(float)
+ROBUSTFIT_KNN_GEMM_INSTANTIATE(double)
+#undef ROBUSTFIT_KNN_GEMM_INSTANTIATE
+
+}  // namespace robustfit::neighbors::cuda

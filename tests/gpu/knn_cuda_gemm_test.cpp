@@ -1,0 +1,211 @@
+// The GEMM-form filter (neighbors/src/cuda/gemm_filter.hpp), forced through the tuning struct at
+// every d: exact against brute force in double (ties, duplicates, queries on training points,
+// leave-one-out), and against the fused direct filter in float (both must return THE float
+// distances, bit for bit); magnitudes where the bound's terms matter (huge, tiny, large offsets
+// with small differences); the lists-on-device mode; the filter choice. Skips without a device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_skip.hpp"
+#include "neighbors/src/cuda/cuda_engine.hpp"
+#include "neighbors/src/cuda/filter_choice.hpp"
+#include "neighbors/src/direct_distance.hpp"
+
+namespace robustfit::neighbors {
+namespace {
+
+using detail::CudaKnnTuning;
+using detail::KnnFilter;
+using detail::NeighborLists;
+
+// Gaussian rows, every third a copy of an earlier one, every fourth on a small integer grid.
+RowMatrix planted(std::size_t rows, std::size_t d, std::uint64_t seed, double scale = 1.0,
+                  double offset = 0.0) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<int> grid(0, 3);
+  RowMatrix x(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto r = static_cast<Eigen::Index>(i);
+    if (i % 3 == 2) {
+      x.row(r) = x.row(static_cast<Eigen::Index>(gen() % i));
+      continue;
+    }
+    for (Eigen::Index j = 0; j < x.cols(); ++j)
+      x(r, j) = offset + scale * (i % 4 == 1 ? double(grid(gen)) : normal(gen));
+  }
+  return x;
+}
+
+NeighborLists brute_force(const RowMatrix& train, const RowMatrix& queries, std::size_t k,
+                          std::optional<std::size_t> self_from) {
+  const auto n = static_cast<std::size_t>(train.rows());
+  const auto d = static_cast<std::size_t>(train.cols());
+  NeighborLists out;
+  out.queries = static_cast<std::size_t>(queries.rows());
+  out.k = k;
+  for (std::size_t q = 0; q < out.queries; ++q) {
+    std::vector<std::pair<double, std::int64_t>> all;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (self_from && r == *self_from + q) continue;
+      all.emplace_back(detail::direct_distance(queries.data() + q * d, train.data() + r * d, d,
+                                               Metric::euclidean),
+                       static_cast<std::int64_t>(r));
+    }
+    std::sort(all.begin(), all.end());
+    for (std::size_t j = 0; j < k; ++j) {
+      out.rows.push_back(all[j].second);
+      out.distances.push_back(all[j].first);
+    }
+  }
+  return out;
+}
+
+NeighborLists sorted_lists(NeighborLists lists) {
+  for (std::size_t q = 0; q < lists.queries; ++q) {
+    std::vector<std::pair<double, std::int64_t>> items;
+    for (std::size_t j = 0; j < lists.k; ++j)
+      items.emplace_back(lists.distances[q * lists.k + j], lists.rows[q * lists.k + j]);
+    std::sort(items.begin(), items.end());
+    for (std::size_t j = 0; j < lists.k; ++j) {
+      lists.distances[q * lists.k + j] = items[j].first;
+      lists.rows[q * lists.k + j] = items[j].second;
+    }
+  }
+  return lists;
+}
+
+void expect_identical(const NeighborLists& got, const NeighborLists& want, const std::string& what) {
+  ASSERT_EQ(got.rows.size(), want.rows.size()) << what;
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < got.rows.size(); ++i) {
+    if (got.rows[i] != want.rows[i] || got.distances[i] != want.distances[i]) {
+      if (++mismatches <= 5)
+        ADD_FAILURE() << what << ": query " << i / got.k << " rank " << i % got.k << ": row "
+                      << got.rows[i] << " at " << got.distances[i] << ", want row " << want.rows[i]
+                      << " at " << want.distances[i];
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << what;
+}
+
+CudaKnnTuning with_filter(KnnFilter filter) {
+  CudaKnnTuning t;
+  t.filter = filter;
+  return t;
+}
+
+TEST(KnnCudaGemm, DoubleEqualsBruteForceAtEveryDimension) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const std::size_t n = 600, m = 50;
+  for (std::size_t d : {std::size_t{1}, std::size_t{2}, std::size_t{8}, std::size_t{64}, std::size_t{130}}) {
+    const RowMatrix train = planted(n, d, 3 + d);
+    RowMatrix queries = planted(m, d, 9 + d);
+    queries.topRows(8) = train.middleRows(30, 8);  // queries on training points
+    auto gpu = detail::make_cuda_knn_engine(train, Metric::euclidean, Precision::double_precision,
+                                            with_filter(KnnFilter::gemm));
+    ASSERT_EQ(gpu->filter_for(10), KnnFilter::gemm);
+    for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{77}, n / 2, n}) {
+      const std::string what = "d=" + std::to_string(d) + " k=" + std::to_string(k);
+      const NeighborLists want = brute_force(train, queries, k, std::nullopt);
+      expect_identical(gpu->nearest(queries, k, true, std::nullopt), want, what);
+      expect_identical(sorted_lists(gpu->nearest(queries, k, false, std::nullopt)), want,
+                       what + " unordered");
+    }
+    for (std::size_t k : {std::size_t{1}, std::size_t{7}, n - 1})
+      expect_identical(gpu->nearest(train, k, true, std::size_t{0}),
+                       brute_force(train, train, k, std::size_t{0}),
+                       "LOO d=" + std::to_string(d) + " k=" + std::to_string(k));
+  }
+}
+
+// Magnitudes where the bound's terms matter: huge (squares near the top of the range), tiny
+// (squares near and below the smallest normal number), a large common offset with small
+// differences (|q|^2 + |x|^2 - 2 q.x cancels almost completely: the bound lets many rows through).
+struct Magnitude {
+  const char* name;
+  double scale, offset;
+};
+
+TEST(KnnCudaGemm, BoundHoldsAtExtremeMagnitudesDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const std::size_t n = 500, m = 40, d = 16;
+  for (const Magnitude mag : {Magnitude{"huge", 1e150, 0}, Magnitude{"tiny", 1e-160, 0},
+                              Magnitude{"offset", 1e-3, 1e4}, Magnitude{"subnormal", 1e-310, 0}}) {
+    const RowMatrix train = planted(n, d, 5, mag.scale, mag.offset);
+    const RowMatrix queries = planted(m, d, 6, mag.scale, mag.offset);
+    auto gpu = detail::make_cuda_knn_engine(train, Metric::euclidean, Precision::double_precision,
+                                            with_filter(KnnFilter::gemm));
+    for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{100}})
+      expect_identical(gpu->nearest(queries, k, true, std::nullopt),
+                       brute_force(train, queries, k, std::nullopt),
+                       std::string(mag.name) + " k=" + std::to_string(k));
+  }
+}
+
+TEST(KnnCudaGemm, FloatEqualsTheFusedDirectFilterBitForBit) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const std::size_t n = 3000, m = 70;
+  for (std::size_t d : {std::size_t{2}, std::size_t{8}, std::size_t{64}, std::size_t{128}}) {
+    for (const Magnitude mag : {Magnitude{"unit", 1, 0}, Magnitude{"huge", 1e17, 0},
+                                Magnitude{"tiny", 1e-19, 0}, Magnitude{"offset", 1e-2, 1e3}}) {
+      const RowMatrix train = planted(n, d, 7 + d, mag.scale, mag.offset);
+      const RowMatrix queries = planted(m, d, 8 + d, mag.scale, mag.offset);
+      auto gemm = detail::make_cuda_knn_engine(train, Metric::euclidean, Precision::single_precision,
+                                               with_filter(KnnFilter::gemm));
+      auto direct = detail::make_cuda_knn_engine(train, Metric::euclidean,
+                                                 Precision::single_precision,
+                                                 with_filter(KnnFilter::direct));
+      for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{300}}) {
+        const std::string what = std::string(mag.name) + " d=" + std::to_string(d) + " k=" + std::to_string(k);
+        expect_identical(gemm->nearest(queries, k, true, std::nullopt),
+                         direct->nearest(queries, k, true, std::nullopt), what);
+        expect_identical(gemm->nearest(train.topRows(m), k, true, std::size_t{0}),
+                         direct->nearest(train.topRows(m), k, true, std::size_t{0}), what + " LOO");
+      }
+    }
+  }
+}
+
+TEST(KnnCudaGemm, ListsOnDeviceEqualHostLists) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const std::size_t n = 2000, m = 300, d = 8;
+  const RowMatrix train = planted(n, d, 11);
+  const RowMatrix queries = planted(m, d, 12);
+  for (Precision precision : {Precision::single_precision, Precision::double_precision}) {
+    CudaKnnTuning device_tuning;
+    device_tuning.lists_on_device = true;
+    device_tuning.query_tile = 64;
+    device_tuning.candidates_per_query = 40;  // overflows: redone queries land in their places
+    auto host = detail::make_cuda_knn_engine(train, Metric::euclidean, precision);
+    auto device = detail::make_cuda_knn_engine(train, Metric::euclidean, precision, device_tuning);
+    for (std::size_t k : {std::size_t{1}, std::size_t{25}, std::size_t{500}}) {
+      const NeighborLists sizes = device->nearest(queries, k, true, std::nullopt);
+      EXPECT_EQ(sizes.queries, m);
+      EXPECT_TRUE(sizes.rows.empty());
+      expect_identical(device->download_device_lists(), host->nearest(queries, k, true, std::nullopt),
+                       "device lists k=" + std::to_string(k));
+    }
+  }
+}
+
+TEST(KnnCudaGemm, FilterChoice) {
+  using cuda::Distance;
+  for (bool single : {true, false}) {
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 20, single));
+    EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18, single));
+    EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 16, 10, 1 << 14, single));
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 14, single));
+  }
+}
+
+}  // namespace
+}  // namespace robustfit::neighbors
