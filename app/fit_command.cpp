@@ -5,6 +5,7 @@
 #include "backend_choice.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "diagnostic_plots.hpp"
 #include "fit_report.hpp"
 #include "options_util.hpp"
 #include "robustfit/data/csv.hpp"
@@ -45,7 +46,7 @@ and where no GPU is usable.
 Options)";
 
 struct FitArguments {
-  std::string data_file, response, predictors, method, backend, selection, precision, output, residuals;
+  std::string data_file, response, predictors, method, backend, selection, precision, output, residuals, plot;
   std::string alpha_text, h_text, subsets_text, seed_text;  // numbers as typed: parse_integer / parse_number
   double alpha = 0.5;
   std::optional<std::size_t> h, subsets;
@@ -72,6 +73,7 @@ po::options_description fit_options(FitArguments& a) {
     ("precision", po::value(&a.precision)->default_value("double"), "double | float (float: CUDA engine only, see above)")
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("residuals", po::value(&a.residuals), "write per-row fitted values, residuals, weights and outlier flags to this CSV")
+    ("plot", po::value(&a.plot), "draw the four diagnostic panels (residuals vs index and vs fitted, normal Q-Q, outlier map) to FILE.png, .svg or .pdf")
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)");
   return options;
 }
@@ -150,6 +152,7 @@ int run_fit(const std::vector<std::string>& args) {
                           ? ", but --selection " + a.selection + " runs on the CPU backend only"
                           : ", which is not available: " + selection::cuda_device_description()));
   const OutputFormat format = parse_output_format(a.output);
+  if (!a.plot.empty()) check_plot_path(a.plot);
 
   const data::Table table = data::read_csv(a.data_file);
   data::DesignOptions design_options;
@@ -173,6 +176,7 @@ int run_fit(const std::vector<std::string>& args) {
   else
     print_fit_table(std::cout, result, context);
   if (!a.residuals.empty()) write_residuals_csv(a.residuals, result, context);
+  if (!a.plot.empty()) save_diagnostic_plots(a.plot, result, context);
   return kExitOk;
 }
 

@@ -1,11 +1,17 @@
 #include "fit_report.hpp"
 
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <system_error>
 #include <vector>
 
 #include "robustfit/data/csv.hpp"
+#include "robustfit/regression/outlier_map.hpp"
 
 namespace robustfit::app {
 
@@ -38,6 +44,60 @@ std::string method_title(regression::Method method) {
     case regression::Method::ls: return "Ordinary least squares";
   }
   return "";
+}
+
+// NaN and infinities (undefined inference: df <= 0, an exact fit) are JSON null.
+nlohmann::ordered_json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+// R's printCoefmat conventions: p-values below 2.2e-16 print as "<2e-16", stars by 0.001,
+// 0.01, 0.05, 0.1; NA where undefined.
+std::string formatted(double value, const char* format) {
+  if (std::isnan(value)) return "NA";
+  if (std::isinf(value)) return value > 0 ? "Inf" : "-Inf";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string p_value_text(double p) {
+  if (std::isfinite(p) && p < 2.2e-16) return "<2e-16";
+  return formatted(p, "%.3g");
+}
+
+std::string stars(double p) {
+  if (!std::isfinite(p)) return "";
+  return p < 0.001 ? "***" : p < 0.01 ? "**" : p < 0.05 ? "*" : p < 0.1 ? "." : "";
+}
+
+void print_inference(std::ostream& out, const regression::FitResult& fit, const std::vector<std::string>& names) {
+  const regression::Inference& inference = fit.inference;
+  std::vector<std::vector<std::string>> cells = {{"", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""}};
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const auto& c = inference.coefficients[j];
+    cells.push_back({names[j], formatted(c.estimate, "%.6g"), formatted(c.std_error, "%.4g"),
+                     formatted(c.t_value, "%.3f"), p_value_text(c.p_value), stars(c.p_value)});
+  }
+  std::vector<std::size_t> widths(6, 0);
+  for (const auto& row : cells)
+    for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
+  if (fit.method != regression::Method::ls)
+    out << "Reweighted least squares on the " << static_cast<std::size_t>(fit.weights.sum()) << " rows of weight 1 (as robustbase's summary.lts):\n";
+  else
+    out << "Coefficients:\n";
+  for (const auto& row : cells) {
+    out << std::left << std::setw(static_cast<int>(widths[0])) << row[0] << std::right;
+    for (std::size_t k = 1; k < 5; ++k) out << "  " << std::setw(static_cast<int>(widths[k])) << row[k];
+    out << " " << std::left << std::setw(3) << row[5] << std::right << "\n";
+  }
+  out << "---\nSignif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1\n\n";
+  out << "Residual standard error: " << formatted(inference.sigma, "%.4g") << " on " << inference.df << " degrees of freedom\n";
+  out << "Multiple R-squared: " << formatted(inference.multiple_r_squared, "%.4g")
+      << ",\tAdjusted R-squared: " << formatted(inference.adj_r_squared, "%.4g") << "\n";
+  if (inference.f_statistic)
+    out << "F-statistic: " << formatted(*inference.f_statistic, "%.4g") << " on " << inference.f_numerator_df << " and "
+        << inference.df << " DF,  p-value: " << p_value_text(*inference.f_p_value) << "\n";
 }
 
 }  // namespace
@@ -89,9 +149,19 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
     }
     out << "\n";
   } else {
-    out << "residual standard error: " << number(fit.scale) << " on " << fit.n - fit.p << " degrees of freedom\n";
     out << "residual sum of squares: " << number(fit.objective) << "\n";
-    out << "R^2: " << number(fit.r_squared) << "\n";
+  }
+  if (!fit.inference.coefficients.empty()) {
+    out << "\n";
+    print_inference(out, fit, names);
+  }
+  const auto classes = regression::outlier_map(fit);
+  if (!classes.empty()) {
+    std::size_t counts[4] = {0, 0, 0, 0};
+    for (auto c : classes) ++counts[static_cast<int>(c)];
+    out << "\noutlier map (robust distance cutoff " << number(fit.rd_cutoff) << ", residual cutoff 2.5): " << counts[0]
+        << " regular, " << counts[1] << " vertical outliers, " << counts[2] << " good leverage, " << counts[3]
+        << " bad leverage\n";
   }
 }
 
@@ -120,7 +190,34 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["raw_scale"] = fit.raw_scale;
   j["objective"] = fit.objective;
   j["r_squared"] = fit.r_squared;
+  // summary.lts of the final fit (summary.lm for LS): see regression::Inference.
+  const regression::Inference& inference = fit.inference;
+  nlohmann::ordered_json table = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < names.size() && k < inference.coefficients.size(); ++k) {
+    const auto& c = inference.coefficients[k];
+    table[names[k]] = {{"estimate", c.estimate}, {"std_error", number_or_null(c.std_error)},
+                       {"t_value", number_or_null(c.t_value)}, {"p_value", number_or_null(c.p_value)}};
+  }
+  j["inference"] = table;
+  j["residual_standard_error"] = number_or_null(inference.sigma);
+  j["df"] = inference.df;
+  j["multiple_r_squared"] = number_or_null(inference.multiple_r_squared);
+  j["adj_r_squared"] = number_or_null(inference.adj_r_squared);
+  j["f_statistic"] = inference.f_statistic ? number_or_null(*inference.f_statistic) : nlohmann::ordered_json(nullptr);
+  j["f_df"] = inference.f_statistic ? nlohmann::ordered_json::array({inference.f_numerator_df, inference.df})
+                                    : nlohmann::ordered_json(nullptr);
+  j["f_p_value"] = inference.f_p_value ? number_or_null(*inference.f_p_value) : nlohmann::ordered_json(nullptr);
   j["outliers"] = outlier_rows(fit, design);
+  // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run.
+  if (fit.robust_distances.empty()) {
+    j["robust_distances"] = j["rd_cutoff"] = j["outlier_map"] = nullptr;
+  } else {
+    j["robust_distances"] = fit.robust_distances;
+    j["rd_cutoff"] = fit.rd_cutoff;
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (auto c : regression::outlier_map(fit)) classes.push_back(std::string(regression::to_string(c)));
+    j["outlier_map"] = std::move(classes);
+  }
   j["best_subset"] = best;
   j["dropped_rows"] = design.dropped_rows;
   j["subsets_tried"] = fit.subsets_tried;
@@ -157,7 +254,35 @@ void write_residuals_csv(const std::filesystem::path& path, const regression::Fi
     columns[4].push_back(fit.weights(r));
     columns[5].push_back(fit.outlier[i] ? 1.0 : 0.0);
   }
-  data::write_csv(path, {"row", "fitted", "residual", "std_residual", "weight", "outlier"}, columns);
+  if (fit.robust_distances.empty()) {
+    data::write_csv(path, {"row", "fitted", "residual", "std_residual", "weight", "outlier"}, columns);
+    return;
+  }
+  // With robust distances: two more columns, the second one text (data::write_csv is numeric).
+  columns.push_back(fit.robust_distances);
+  const auto classes = regression::outlier_map(fit);
+  std::string text = "row,fitted,residual,std_residual,weight,outlier,robust_distance,class\n";
+  for (std::size_t i = 0; i < fit.n; ++i) {
+    for (const auto& column : columns) {
+      const double value = column[i];
+      if (std::isnan(value)) {
+        text += "NaN";
+      } else if (std::isinf(value)) {
+        text += value > 0 ? "Inf" : "-Inf";
+      } else {
+        char buffer[32];
+        text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+      }
+      text += ',';
+    }
+    text += regression::to_string(classes[i]);
+    text += '\n';
+  }
+  errno = 0;
+  std::ofstream file(path, std::ios::binary);
+  if (file) file << text;
+  if (!file || !file.flush())
+    throw data::DataError("cannot write '" + path.string() + "': " + std::generic_category().message(errno ? errno : EIO));
 }
 
 }  // namespace robustfit::app

@@ -22,7 +22,8 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
 // The JSON object `--output json` prints; the Python module builds its results from it too.
 nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context);
 void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context);
-// Columns: row (1-based data row), fitted, residual, std_residual, weight, outlier (0/1).
+// Columns: row (1-based data row), fitted, residual, std_residual, weight, outlier (0/1), and
+// when the fit has robust distances, robust_distance and class (the outlier map's, as text).
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,
                          const FitContext& context);
 

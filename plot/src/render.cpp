@@ -3,14 +3,19 @@
 // the corner where it covers the fewest points.
 #include "robustfit/plot/render.hpp"
 
+#include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <unordered_map>
 
 #include "ticks.hpp"
 
@@ -70,6 +75,10 @@ void draw_legend(cairo_t* cr, const Axes& axes, const Mapper& map) {
   std::vector<const ReferenceLine*> lines;
   for (const auto& r : axes.reference_lines)
     if (!r.label.empty()) lines.push_back(&r);
+  std::vector<ReferenceLine> verticals;  // in the legend like horizontal ones
+  for (const auto& v : axes.vertical_lines)
+    if (!v.label.empty()) verticals.push_back({v.x, v.label, v.color, v.dashed});
+  for (const auto& v : verticals) lines.push_back(&v);
   if (!axes.legend || (entries.empty() && lines.empty())) return;
   font(cr, kLegendSize);
   double widest = 0;
@@ -138,7 +147,52 @@ void draw_legend(cairo_t* cr, const Axes& axes, const Mapper& map) {
   }
 }
 
-void draw_panel(cairo_t* cr, const Axes& axes, Box cell) {
+// A panel with nothing to plot: its title, a frame and the message in the middle.
+void draw_message_panel(cairo_t* cr, const Axes& axes, Box cell) {
+  const Box a{cell.x + 40, cell.y + 34, cell.w - 58, cell.h - 70};
+  font(cr, kPanelTitleSize, true);
+  cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+  if (!axes.title.empty()) text_at(cr, axes.title, a.x + a.w / 2, cell.y + 17, 0.5);
+  cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, std::round(a.x) + 0.5, std::round(a.y) + 0.5, std::round(a.w), std::round(a.h));
+  cairo_stroke(cr);
+  font(cr, kLabelSize);
+  cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+  text_at(cr, axes.message, a.x + a.w / 2, a.y + a.h / 2, 0.5);
+}
+
+// Many points: counts on a grid of 2-unit cells, each cell filled once with the colour of its
+// k points composited over each other (alpha 1 - (1 - a)^k).
+void draw_binned_points(cairo_t* cr, const Series& s, const Mapper& map) {
+  constexpr double kCell = 2;
+  const auto columns = static_cast<std::size_t>(std::ceil(map.area.w / kCell)) + 1;
+  std::unordered_map<std::size_t, std::size_t> counts;
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    if (!map.usable(s.x[i], s.y[i])) continue;
+    const double cx = std::floor((map.px(s.x[i]) - map.area.x) / kCell), cy = std::floor((map.py(s.y[i]) - map.area.y) / kCell);
+    if (cx < 0 || cy < 0 || cx >= double(columns) || cy * kCell > map.area.h + kCell) continue;
+    ++counts[static_cast<std::size_t>(cy) * columns + static_cast<std::size_t>(cx)];
+  }
+  // Cells sorted by position, so the file's content does not depend on the hash order.
+  std::vector<std::pair<std::size_t, std::size_t>> cells(counts.begin(), counts.end());
+  std::sort(cells.begin(), cells.end());
+  for (const auto& [cell, count] : cells) {
+    const double alpha = 1 - std::pow(1 - s.color.a, static_cast<double>(count));
+    cairo_set_source_rgba(cr, s.color.r, s.color.g, s.color.b, alpha);
+    cairo_rectangle(cr, map.area.x + double(cell % columns) * kCell, map.area.y + double(cell / columns) * kCell, kCell, kCell);
+    cairo_fill(cr);
+  }
+}
+
+std::size_t usable_points(const Series& s, const Mapper& map) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < s.x.size(); ++i) count += map.usable(s.x[i], s.y[i]);
+  return count;
+}
+
+void draw_panel(cairo_t* cr, const Axes& axes, Box cell, std::size_t bin_points_above) {
+  if (!axes.message.empty()) return draw_message_panel(cr, axes, cell);
   // Room for the y tick labels: measured from the labels themselves.
   std::vector<double> xs, ys;
   for (const auto& s : axes.series) {
@@ -149,6 +203,7 @@ void draw_panel(cairo_t* cr, const Axes& axes, Box cell) {
     ys.insert(ys.end(), s.y.begin(), s.y.end());
   }
   for (const auto& r : axes.reference_lines) ys.push_back(r.y);
+  for (const auto& v : axes.vertical_lines) xs.push_back(v.x);
   for (const auto& t : axes.labels) xs.push_back(t.x), ys.push_back(t.y);
   const auto xr = detail::axis_range(xs, axes.x_scale, axes.x_min, axes.x_max);
   const auto yr = detail::axis_range(ys, axes.y_scale, axes.y_min, axes.y_max);
@@ -219,6 +274,17 @@ void draw_panel(cairo_t* cr, const Axes& axes, Box cell) {
     cairo_stroke(cr);
     cairo_set_dash(cr, nullptr, 0, 0);
   }
+  for (const auto& v : axes.vertical_lines) {
+    if (axes.x_scale == Scale::log10 && v.x <= 0) continue;
+    set_color(cr, v.color);
+    cairo_set_line_width(cr, 1.5);
+    const double dash[] = {6, 4};
+    if (v.dashed) cairo_set_dash(cr, dash, 2, 0);
+    cairo_move_to(cr, map.px(v.x), a.y);
+    cairo_line_to(cr, map.px(v.x), a.y + a.h);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, nullptr, 0, 0);
+  }
   for (const auto& s : axes.series) {
     set_color(cr, s.color);
     if (s.mark != Mark::points) {
@@ -241,7 +307,9 @@ void draw_panel(cairo_t* cr, const Axes& axes, Box cell) {
       cairo_stroke(cr);
       cairo_set_dash(cr, nullptr, 0, 0);
     }
-    if (s.mark != Mark::line) {
+    if (s.mark == Mark::points && usable_points(s, map) > bin_points_above) {
+      draw_binned_points(cr, s, map);
+    } else if (s.mark != Mark::line) {
       for (std::size_t i = 0; i < s.x.size(); ++i) {
         if (!map.usable(s.x[i], s.y[i])) continue;
         cairo_new_sub_path(cr);
@@ -254,7 +322,7 @@ void draw_panel(cairo_t* cr, const Axes& axes, Box cell) {
   for (const auto& t : axes.labels) {
     if (!map.usable(t.x, t.y)) continue;
     set_color(cr, t.color);
-    text_at(cr, t.text, map.px(t.x), map.py(t.y), 0);
+    text_at(cr, t.text, map.px(t.x) + t.offset, map.py(t.y), 0);
   }
   cairo_restore(cr);
   draw_legend(cr, axes, map);
@@ -274,7 +342,7 @@ void draw(cairo_t* cr, const Figure& figure) {
   const double cell_w = figure.width / double(columns), cell_h = (figure.height - title_height) / rows;
   for (std::size_t i = 0; i < figure.panels.size(); ++i) {
     const int r = static_cast<int>(i) / columns, c = static_cast<int>(i) % columns;
-    draw_panel(cr, figure.panels[i], {c * cell_w, title_height + r * cell_h, cell_w, cell_h});
+    draw_panel(cr, figure.panels[i], {c * cell_w, title_height + r * cell_h, cell_w, cell_h}, figure.bin_points_above);
   }
 }
 
@@ -288,9 +356,9 @@ void check_status(cairo_status_t status, const std::filesystem::path& path) {
     throw std::runtime_error("cannot write '" + path.string() + "': " + cairo_status_to_string(status));
 }
 
-}  // namespace
-
-void save_png(const Figure& figure, const std::filesystem::path& path) {
+// Each writer reports failures under `shown`, the name the caller asked for (save() writes a
+// temporary file first).
+void write_png(const Figure& figure, const std::filesystem::path& path, const std::filesystem::path& shown) {
   check(figure);
   cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, figure.width, figure.height);
   cairo_t* cr = cairo_create(surface);
@@ -298,19 +366,66 @@ void save_png(const Figure& figure, const std::filesystem::path& path) {
   cairo_destroy(cr);
   const cairo_status_t status = cairo_surface_write_to_png(surface, path.c_str());
   cairo_surface_destroy(surface);
-  check_status(status, path);
+  check_status(status, shown);
 }
 
-void save_svg(const Figure& figure, const std::filesystem::path& path) {
+// Vector surfaces (SVG, PDF) write as they go; finishing the surface completes the file.
+template <class Create>
+void write_vector(const Figure& figure, const std::filesystem::path& path, const std::filesystem::path& shown,
+                  Create create) {
   check(figure);
-  cairo_surface_t* surface = cairo_svg_surface_create(path.c_str(), figure.width, figure.height);
+  cairo_surface_t* surface = create(path.c_str(), double(figure.width), double(figure.height));
   cairo_t* cr = cairo_create(surface);
   draw(cr, figure);
   cairo_destroy(cr);
   cairo_surface_finish(surface);
   const cairo_status_t status = cairo_surface_status(surface);
   cairo_surface_destroy(surface);
-  check_status(status, path);
+  check_status(status, shown);
+}
+
+}  // namespace
+
+void save_png(const Figure& figure, const std::filesystem::path& path) { write_png(figure, path, path); }
+
+void save_svg(const Figure& figure, const std::filesystem::path& path) {
+  write_vector(figure, path, path, cairo_svg_surface_create);
+}
+
+void save_pdf(const Figure& figure, const std::filesystem::path& path) {
+  write_vector(figure, path, path, cairo_pdf_surface_create);
+}
+
+FileFormat file_format(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".png") return FileFormat::png;
+  if (extension == ".svg") return FileFormat::svg;
+  if (extension == ".pdf") return FileFormat::pdf;
+  throw std::invalid_argument("unknown plot file extension '" + path.extension().string() + "' in '" + path.string() +
+                              "' (expected .png, .svg or .pdf)");
+}
+
+void save(const Figure& figure, const std::filesystem::path& path) {
+  const FileFormat format = file_format(path);
+  check(figure);
+  // Beside the target, so that rename() stays within one file system.
+  std::filesystem::path temporary = path;
+  temporary += ".tmp-" + std::to_string(std::random_device{}());
+  try {
+    switch (format) {
+      case FileFormat::png: write_png(figure, temporary, path); break;
+      case FileFormat::svg: write_vector(figure, temporary, path, cairo_svg_surface_create); break;
+      case FileFormat::pdf: write_vector(figure, temporary, path, cairo_pdf_surface_create); break;
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, path, error);
+    if (error) throw std::runtime_error("cannot write '" + path.string() + "': " + error.message());
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw;
+  }
 }
 
 }  // namespace robustfit::plot

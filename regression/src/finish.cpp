@@ -10,6 +10,7 @@
 
 #include "all_rows.hpp"
 #include "consistency.hpp"
+#include "inference.hpp"
 #include "least_squares.hpp"
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_select.hpp"
@@ -137,6 +138,7 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
                                       : trimmed_sum_parallel(values_of(squares_of(result.residuals)), h) /
                                             trimmed_sum_parallel(values_of(squares_of(data.y)), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
+  add_inference(data, result);
 }
 
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result) {
@@ -181,6 +183,7 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   }
   const double ratio = result.objective / denominator;
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
+  add_inference(data, result);
 }
 
 void finish_ls(const ModelData& data, FitResult& result) {
@@ -201,6 +204,7 @@ void finish_ls(const ModelData& data, FitResult& result) {
   result.outlier.assign(data.n(), false);
   result.best_subset.resize(data.n());
   std::iota(result.best_subset.begin(), result.best_subset.end(), std::size_t{0});
+  add_inference(data, result);
 }
 
 }  // namespace robustfit::regression::detail

@@ -1,7 +1,8 @@
 #pragma once
 // A small chart model: a figure of panels (axes), each with line / scatter series, horizontal
-// reference lines and text labels, linear or log10 axes; drawn by Cairo to PNG or SVG
-// (render.hpp). Colours carry alpha, so dense scatters blend.
+// and vertical reference lines and text labels, linear or log10 axes; drawn by Cairo to PNG,
+// SVG or PDF (render.hpp). Colours carry alpha, so dense scatters blend; scatters of more than
+// Figure::bin_points_above points are drawn binned (see there).
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -36,10 +37,18 @@ struct ReferenceLine {  // a horizontal line across the panel at y
   bool dashed = true;
 };
 
+struct VerticalLine {  // a vertical line across the panel at x
+  double x = 0;
+  std::string label;
+  Color color{0.35, 0.35, 0.35, 1};
+  bool dashed = true;
+};
+
 struct TextLabel {  // text placed at data coordinates (its left end, baseline centred)
   double x = 0, y = 0;
   std::string text;
   Color color;
+  double offset = 0;  // pixels (points) to the right of (x, y), so a label beside a point clears it
 };
 
 struct Axes {
@@ -48,8 +57,12 @@ struct Axes {
   std::optional<double> x_min, x_max, y_min, y_max;  // default: the data's range, padded
   std::vector<Series> series;
   std::vector<ReferenceLine> reference_lines;
+  std::vector<VerticalLine> vertical_lines;
   std::vector<TextLabel> labels;
   bool legend = true;
+  // When not empty the panel shows only its title, a frame and this text in the middle (a panel
+  // that has nothing to plot says why).
+  std::string message;
 
   Series& add_line(std::string label, std::vector<double> x, std::vector<double> y, Color color);
   Series& add_points(std::string label, std::vector<double> x, std::vector<double> y, Color color);
@@ -60,6 +73,11 @@ struct Figure {
   std::string title;              // above all panels; may be empty
   int columns = 1;                // panels are laid out row by row
   std::vector<Axes> panels;
+  // A points series with more usable points than this is drawn as a 2-pixel grid of cells,
+  // each filled with the colour of its k points blended over each other (alpha 1 - (1 - a)^k):
+  // the look of alpha blending at a cost that does not grow with the number of points drawn,
+  // and vector files (SVG, PDF) of bounded size.
+  std::size_t bin_points_above = 100000;
 
   Axes& add_panel() { return panels.emplace_back(); }
 };

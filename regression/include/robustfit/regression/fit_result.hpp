@@ -23,6 +23,25 @@ struct PhaseTimings {
   std::optional<double> residuals_s, selection_s;
 };
 
+// One row of the coefficient table of the final least-squares fit.
+struct CoefficientInference {
+  double estimate = 0, std_error = 0, t_value = 0, p_value = 0;  // p_value: two-sided, Student t
+};
+
+// Inference for the final (for LTS/LMS: reweighted) least-squares fit, as robustbase's
+// summary.lts computes it: 0/1 weights `FitResult::weights`, rows of weight 1 only. For LS
+// (every weight 1) this is summary.lm. NaN where undefined (df <= 0, a rank-deficient kept design).
+struct Inference {
+  std::vector<CoefficientInference> coefficients;  // in the order of FitResult::coefficients
+  double sigma = 0;               // residual standard error sqrt(sum w r^2 / df) (not FitResult::scale)
+  std::size_t df = 0;             // residual degrees of freedom: sum(w) - p (0 when sum(w) <= p)
+  double multiple_r_squared = 0;  // mss / (mss + rss), weighted; 0 without predictors
+  double adj_r_squared = 0;       // 1 - (1 - R^2) (sum(w) - intercept) / df
+  // F = (mss / numerator_df) / sigma^2 on (p - intercept, df); absent without predictors.
+  std::optional<double> f_statistic, f_p_value;
+  std::size_t f_numerator_df = 0;
+};
+
 struct FitResult {
   Method method = Method::ls;
   std::size_t n = 0;             // observations used
@@ -46,6 +65,13 @@ struct FitResult {
   Eigen::VectorXd standardized_residuals;  // residuals / scale
   Eigen::VectorXd weights;               // 0/1 weights of the final fit
   std::vector<bool> outlier;             // |standardized residual| beyond the cutoff
+  Inference inference;                   // coefficient table, R^2, F of the final fit (finish stage)
+
+  // Robust distances of the predictor rows (FAST-MCD, as ltsReg(mcd = TRUE)): one per data row,
+  // empty when MCD was not run; rd_cutoff = sqrt(qchisq(0.975, q)), q predictors (intercept
+  // excluded). The outlier map (outlier_map.hpp) classifies rows when these are present.
+  std::vector<double> robust_distances;
+  double rd_cutoff = 0;
 
   std::size_t subsets_tried = 0;     // elemental subsets evaluated (singular ones excluded)
   std::size_t singular_subsets = 0;  // singular elemental subsets that were redrawn / skipped

@@ -1,0 +1,91 @@
+#include "inference.hpp"
+
+#include <Eigen/QR>
+#include <boost/math/distributions/fisher_f.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "robustfit/common/parallel.hpp"
+#include "tall_qr.hpp"
+
+namespace robustfit::regression::detail {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Two-sided p-value of a t statistic on df degrees of freedom (NaN where undefined).
+double t_p_value(double t, double df) {
+  if (!(df > 0) || std::isnan(t)) return kNaN;
+  if (std::isinf(t)) return 0.0;
+  return 2 * boost::math::cdf(boost::math::complement(boost::math::students_t_distribution<double>(df), std::abs(t)));
+}
+
+double f_p_value(double f, double df1, double df2) {
+  if (!(df1 > 0) || !(df2 > 0) || std::isnan(f)) return kNaN;
+  if (std::isinf(f)) return 0.0;
+  return boost::math::cdf(boost::math::complement(boost::math::fisher_f_distribution<double>(df1, df2), f));
+}
+
+// diag((X_w' X_w)^-1) from the R factor of the kept rows (TSQR, as ls_on_rows factors them);
+// NaN when those rows are rank deficient (summary.lts would report fewer coefficients).
+Eigen::VectorXd unscaled_variances(const ModelData& data, const std::vector<std::size_t>& rows) {
+  const Eigen::Index p = data.X.cols();
+  if (rows.size() < data.p()) return Eigen::VectorXd::Constant(p, kNaN);
+  const Eigen::MatrixXd stacked = stacked_block_factors(data.X, data.y, rows);
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(stacked.leftCols(p));
+  if (qr.rank() < p) return Eigen::VectorXd::Constant(p, kNaN);
+  // (X'X)^-1 = P R^-1 R^-T P': the permutation only reorders the diagonal.
+  const Eigen::MatrixXd R = qr.matrixR().topLeftCorner(p, p).triangularView<Eigen::Upper>();
+  const Eigen::MatrixXd R_inverse =
+      R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(p, p));
+  const Eigen::VectorXd permuted = R_inverse.rowwise().squaredNorm();
+  Eigen::VectorXd variances(p);
+  for (Eigen::Index j = 0; j < p; ++j) variances(qr.colsPermutation().indices()(j)) = permuted(j);
+  return variances;
+}
+
+}  // namespace
+
+void add_inference(const ModelData& data, FitResult& result) {
+  const Eigen::VectorXd& w = result.weights;
+  const std::vector<std::size_t> rows =
+      common::rows_where(data.n(), [&](std::size_t i) { return w(static_cast<Eigen::Index>(i)) > 0; });
+  const auto n_w = static_cast<double>(rows.size());
+  const auto p = static_cast<double>(data.p());
+  const double df = n_w - p;
+  Inference& inference = result.inference;
+  inference = Inference{};
+  inference.df = df > 0 ? rows.size() - data.p() : 0;
+
+  const double rss = (w.array() * result.residuals.array().square()).sum();
+  const Eigen::ArrayXd f = result.fitted.array();
+  const double mss = data.intercept ? (w.array() * (f - (w.array() * f).sum() / n_w).square()).sum()
+                                    : (w.array() * f.square()).sum();
+  const double variance = df > 0 ? rss / df : kNaN;
+  inference.sigma = std::sqrt(variance);
+
+  const Eigen::VectorXd unscaled = unscaled_variances(data, rows);
+  for (Eigen::Index j = 0; j < result.coefficients.size(); ++j) {
+    CoefficientInference c;
+    c.estimate = result.coefficients(j);
+    c.std_error = std::sqrt(unscaled(j) * variance);
+    c.t_value = c.estimate / c.std_error;
+    c.p_value = t_p_value(c.t_value, df);
+    inference.coefficients.push_back(c);
+  }
+
+  const double intercept = data.intercept ? 1 : 0;
+  const double numerator_df = p - intercept;
+  if (numerator_df > 0) {
+    inference.multiple_r_squared = mss / (mss + rss);
+    inference.adj_r_squared = df > 0 ? 1 - (1 - inference.multiple_r_squared) * ((n_w - intercept) / df) : kNaN;
+    inference.f_numerator_df = data.p() - (data.intercept ? 1 : 0);
+    inference.f_statistic = (mss / numerator_df) / variance;
+    inference.f_p_value = f_p_value(*inference.f_statistic, numerator_df, df);
+  }
+}
+
+}  // namespace robustfit::regression::detail

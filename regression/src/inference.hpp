@@ -1,0 +1,17 @@
+#pragma once
+// Inference for the final least-squares fit of every estimator, written once for all backends
+// (it reads only the finished FitResult and the host copy of the design).
+#include "design_matrix.hpp"
+#include "robustfit/regression/fit_result.hpp"
+
+namespace robustfit::regression::detail {
+
+// robustbase's summary.lts (0.95): with w = result.weights (0/1), n_w = sum w, df = n_w - p,
+// sigma^2 = sum w r^2 / df, std errors sqrt(diag((X_w' X_w)^-1) sigma^2) from the R factor of
+// the kept rows, t = estimate / se, p = 2 P(T_df > |t|); mss = sum w (f - weighted mean f)^2
+// with an intercept (sum w f^2 without), R^2 = mss / (mss + rss), adjusted
+// 1 - (1 - R^2)(n_w - intercept) / df, F = (mss / (p - intercept)) / sigma^2.
+// Needs result.coefficients, fitted, residuals and weights; fills result.inference.
+void add_inference(const ModelData& data, FitResult& result);
+
+}  // namespace robustfit::regression::detail
