@@ -15,6 +15,7 @@
 #include "options_util.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/regression/estimators.hpp"
+#include "robustfit/selection/capabilities.hpp"
 
 namespace po = boost::program_options;
 
@@ -155,6 +156,15 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
     }
     return s;
   });
+  // Every backend x selection cell of the grid must exist (capability table), before any fit runs.
+  for (const auto backend : grid.backends)
+    for (const auto& name : grid.selections) {
+      try {
+        selection::require_offered(backend, selection::Use::batched, selection::parse_algorithm(name));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--selection: ") + e.what());
+      }
+    }
   grid.repeats = parse_count(a.repeats, "repeat");
   if (grid.repeats == 0) throw UsageError("--repeat: must be at least 1");
   grid.seed = parse_count(a.seed, "seed");

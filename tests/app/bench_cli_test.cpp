@@ -124,6 +124,9 @@ TEST(BenchCli, BadOptionsAreClearErrors) {
   expect_error(run_cli({"bench", "-s", "vertical", "--n", "100", "--estimators", "lts,magic"}), 2, "--estimators");
   expect_error(run_cli({"bench", "-s", "vertical", "--n", "100", "-o", "results.txt"}), 2, ".json or .csv");
   expect_error(run_cli({"bench", "-s", "vertical", "--n", "100", "--peers", "python"}), 2, "expected r");
+  // A selection algorithm the CPU engine does not have is refused before any fit runs.
+  expect_error(run_cli({"bench", "-s", "vertical", "--n", "100", "--backend", "cpu", "--selection", "auto,bucket"}), 2,
+               "--selection: ");
   expect_error(run_cli({"bench", "-s", "vertical", "--n", "100", "-o", "/nonexistent-dir/r.json"}), 1,
                "cannot write '/nonexistent-dir/r.json'");
 }
