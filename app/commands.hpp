@@ -10,5 +10,6 @@ int run_fit(const std::vector<std::string>& args);
 int run_select(const std::vector<std::string>& args);
 int run_generate(const std::vector<std::string>& args);
 int run_bench(const std::vector<std::string>& args);
+int run_mcd(const std::vector<std::string>& args);
 
 }  // namespace robustfit::app

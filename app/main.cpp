@@ -16,6 +16,7 @@ Usage:
   robust-fit select DATA.csv --column NAME [options]    k-th order statistics of a column
   robust-fit generate --scenario NAME --n N [options]   contaminated test data as CSV
   robust-fit bench --scenario NAME,... --n N,... [...]  compare estimators on a grid of scenarios
+  robust-fit mcd DATA.csv [--columns A,B,...]           robust location, scatter and distances (MCD)
   robust-fit <command> --help                           options of a command
   robust-fit --version
 
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   try {
     if (all.empty()) {
-      std::cerr << "robust-fit: error: no command given (expected fit, select, generate or bench)\n\n" << kUsage;
+      std::cerr << "robust-fit: error: no command given (expected fit, select, generate, bench or mcd)\n\n" << kUsage;
       return kExitUsageError;
     }
     if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
@@ -51,7 +52,8 @@ int main(int argc, char** argv) {
     if (all[0] == "select") return run_select(rest);
     if (all[0] == "generate") return run_generate(rest);
     if (all[0] == "bench") return run_bench(rest);
-    throw UsageError("unknown command '" + all[0] + "' (expected fit, select, generate or bench; see 'robust-fit --help')");
+    if (all[0] == "mcd") return run_mcd(rest);
+    throw UsageError("unknown command '" + all[0] + "' (expected fit, select, generate, bench or mcd; see 'robust-fit --help')");
   } catch (const UsageError& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';
     return kExitUsageError;

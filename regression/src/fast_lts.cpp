@@ -15,6 +15,7 @@
 #include "design_matrix.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "robust_distances.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "stopwatch.hpp"
 #include "subsets.hpp"
@@ -87,6 +88,7 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   result.exhaustive = search.exhaustive;
   detail::Stopwatch watch;
   detail::finish_lts(data, search.best, h, alpha, options.reweight, result);
+  if (options.mcd) detail::fill_robust_distances(data, options, alpha, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
   return result;

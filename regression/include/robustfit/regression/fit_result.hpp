@@ -46,6 +46,9 @@ struct FitResult {
   Eigen::VectorXd standardized_residuals;  // residuals / scale
   Eigen::VectorXd weights;               // 0/1 weights of the final fit
   std::vector<bool> outlier;             // |standardized residual| beyond the cutoff
+  std::vector<double> robust_distances;  // per data row: MCD distance of the predictors (LTS with
+                                         // mcd; empty when not computed or at an MCD exact fit)
+  double rd_cutoff = 0;                  // sqrt(qchisq(0.975, predictors)) when computed
 
   std::size_t subsets_tried = 0;     // elemental subsets evaluated (singular ones excluded)
   std::size_t singular_subsets = 0;  // singular elemental subsets that were redrawn / skipped
