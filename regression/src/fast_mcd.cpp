@@ -215,8 +215,9 @@ class McdSteps {
       out[static_cast<std::size_t>(j)] = log_det(Eigen::LLT<Eigen::MatrixXd>(unpack(candidates.col(j), p).covariance));
   }
 
+  // Below the best so far beyond rounding (the first objective always improves on +inf).
   bool improves(double objective, double best) const {
-    return objective < best && best - objective > 1e-12 * std::max(1.0, std::abs(best));
+    return std::isinf(best) ? objective < best : best - objective > 1e-12 * std::max(1.0, std::abs(best));
   }
   bool exact(double) const { return false; }
 

@@ -93,7 +93,9 @@ INSTANTIATE_TEST_SUITE_P(Datasets, RobustbaseMcd,
                          ::testing::Values(McdCase{"stackloss", "stackloss", true}, McdCase{"hbk", "hbk", true},
                                            McdCase{"hbk_exhaustive", "hbk", true}, McdCase{"starsCYG", "starsCYG", true},
                                            McdCase{"mcd_constant_column", "mcd_constant_column", false},
-                                           McdCase{"mcd_mad_zero", "mcd_mad_zero", false}),
+                                           McdCase{"mcd_mad_zero", "mcd_mad_zero", false},
+                                           McdCase{"nested1000", "nested1000", false},
+                                           McdCase{"nested3000", "nested3000", false}),
                          [](const auto& instance) { return std::string(instance.param.name); });
 
 }  // namespace
