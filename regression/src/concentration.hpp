@@ -14,6 +14,9 @@
 //   void objectives(Engine&, const Eigen::MatrixXd& candidates, std::size_t h, std::span<double> out)
 //   bool improves(double objective, double best) const   (beyond rounding)
 //   bool exact(double objective) const                    (an exact fit: nothing left to improve)
+//   bool carries_objective() const   whether `before` of a candidate from an earlier stage (other
+//       rows) is its objective on these rows: LTS's is (the trimmed sum of its residuals here),
+//       MCD's is not (the determinant of an h-subset of the subsample)
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -37,10 +40,10 @@ struct SearchPlan {
   int max_steps = 500;              // final iterations
   std::size_t subsample_size = 300; // robustbase's nmini
   std::size_t max_subsamples = 5;   // robustbase's kmini
-  // Above this n, every finalist takes one C-step on the full data and only the best
-  // `keep_after_screen` go on to convergence (FAST-MCD follows only its best one for n > 5000).
-  std::size_t screen_above = std::numeric_limits<std::size_t>::max();
-  std::size_t keep_after_screen = 1;
+  // Above this n only the best `final_keep` finalists go on to the final iterations on the
+  // full data (FAST-MCD follows only its best one for n > 5000).
+  std::size_t final_keep_above = std::numeric_limits<std::size_t>::max();
+  std::size_t final_keep = 1;
 };
 
 struct SearchOutcome {
@@ -78,7 +81,10 @@ std::vector<double> concentrate_to_convergence(Steps& s, Engine& engine, Eigen::
     std::vector<std::size_t> still;
     for (std::size_t a = 0; a < active.size(); ++a) {
       const std::size_t j = active[a];
-      const bool improved = s.improves(before[a], best[j]);
+      // A start whose objective belongs to other rows is no benchmark: its first C-step counts
+      // as an improvement on +inf.
+      if (step == 0 && !s.carries_objective()) before[a] = std::numeric_limits<double>::infinity();
+      const bool improved = step == 0 && !s.carries_objective() ? true : s.improves(before[a], best[j]);
       if (improved) {
         best[j] = before[a];
         best_candidates.col(static_cast<Eigen::Index>(j)) = candidates.col(static_cast<Eigen::Index>(j));
@@ -178,10 +184,9 @@ SearchOutcome concentration_search(Steps& s, Engine& engine, std::size_t h, std:
           ? concentration::starts_on_full_data(s, engine, random, h, subsets, plan, out, timings)
           : concentration::starts_on_subsamples(s, engine, random, h, subsets, plan, out, timings);
   Stopwatch watch;
-  if (engine.rows() > plan.screen_above && static_cast<std::size_t>(finalists.cols()) > plan.keep_after_screen) {
-    const std::vector<double> screened = concentrate(s, engine, finalists, h, 1);
-    finalists = best_columns(finalists, screened, plan.keep_after_screen);
-  }
+  // Finalists come best first (best_columns).
+  if (engine.rows() > plan.final_keep_above && static_cast<std::size_t>(finalists.cols()) > plan.final_keep)
+    finalists = Eigen::MatrixXd(finalists.leftCols(static_cast<Eigen::Index>(plan.final_keep)));
   const std::vector<double> objectives = concentrate_to_convergence(s, engine, finalists, h, plan.max_steps);
   timings.csteps_s += watch.lap();
   const auto best = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();

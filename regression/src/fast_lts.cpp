@@ -53,6 +53,7 @@ struct LtsSteps {
     return objective < best * (1 - 8 * std::numeric_limits<double>::epsilon());
   }
   bool exact(double objective) const { return objective <= 0; }
+  bool carries_objective() const { return true; }
 };
 
 }  // namespace

@@ -37,9 +37,9 @@ using Index = Eigen::Index;
 Index idx(std::size_t i) { return static_cast<Index>(i); }
 
 // robustbase's FAST-MCD: 10 finalists per stage; above n = 5000 only the best goes on to the
-// final iterations (we screen all 10 with one C-step first and iterate the best to convergence).
+// final iterations (robustbase: 1 to 10 C-steps by n p; we iterate it to convergence).
 constexpr SearchPlan kMcdPlan{.keep_best = 10, .initial_steps = 2, .max_steps = 500, .subsample_size = 300,
-                              .max_subsamples = 5, .screen_above = 5000, .keep_after_screen = 1};
+                              .max_subsamples = 5, .final_keep_above = 5000, .final_keep = 1};
 // robustbase's replow: all (p+1)-subsets are tried when n is at most this (p + 1 = 1 .. 6).
 constexpr std::size_t kExhaustiveUpTo[] = {500, 50, 22, 17, 15, 14};
 constexpr double kOnHyperplane = 1e-8;   // robustbase: |a^T (x - m)| below this lies on the plane
@@ -66,22 +66,44 @@ Moments moments_of_gram(const double* gram, std::size_t p) {
   return m;
 }
 
-// Mean and covariance (two-pass) of the given rows of X (all rows when `rows` is empty).
+// Mean and covariance (two-pass) of the given rows of X (sorted; all rows when `rows` is
+// empty), in parallel over fixed row chunks, partial sums added in chunk order.
 Moments moments_of_rows(const Eigen::MatrixXd& X, std::span<const std::size_t> rows) {
-  Eigen::MatrixXd A;
-  if (rows.empty()) {
-    A = X;
-  } else {
-    A.resize(idx(rows.size()), X.cols());
-    for (std::size_t i = 0; i < rows.size(); ++i) A.row(idx(i)) = X.row(idx(rows[i]));
-  }
+  const auto n = static_cast<std::size_t>(X.rows());
+  const Index p = X.cols();
+  const std::size_t chunks = common::row_chunk_count(n);
+  // The chunk's rows: [first[c], first[c+1]) of `rows`, or its whole range.
+  std::vector<std::size_t> first(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    first[c] = rows.empty() ? common::row_chunk_begin(n, c)
+                            : static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), common::row_chunk_begin(n, c)) - rows.begin());
+  const std::size_t count = rows.empty() ? n : rows.size();
+  auto gather = [&](std::size_t c) {
+    Eigen::MatrixXd A(idx(first[c + 1] - first[c]), p);
+    if (rows.empty()) {
+      A = X.middleRows(idx(first[c]), A.rows());
+    } else {
+      for (Index i = 0; i < A.rows(); ++i) A.row(i) = X.row(idx(rows[first[c] + static_cast<std::size_t>(i)]));
+    }
+    return A;
+  };
+  std::vector<Eigen::VectorXd> sums(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) { sums[c] = gather(c).colwise().sum().transpose(); });
   Moments m;
-  m.center = A.colwise().mean().transpose();
-  A.rowwise() -= m.center.transpose();
-  m.covariance = Eigen::MatrixXd::Zero(X.cols(), X.cols());
-  m.covariance.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
-  m.covariance = m.covariance.selfadjointView<Eigen::Lower>();
-  m.covariance /= static_cast<double>(A.rows() - 1);
+  m.center = Eigen::VectorXd::Zero(p);
+  for (const auto& sum : sums) m.center += sum;
+  m.center /= static_cast<double>(count);
+  std::vector<Eigen::MatrixXd> products(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
+    Eigen::MatrixXd A = gather(c);
+    A.rowwise() -= m.center.transpose();
+    products[c] = Eigen::MatrixXd::Zero(p, p);
+    products[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+  });
+  Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(p, p);
+  for (const auto& product : products) lower += product;
+  m.covariance = lower.selfadjointView<Eigen::Lower>();
+  m.covariance /= static_cast<double>(count - 1);
   return m;
 }
 
@@ -220,6 +242,8 @@ class McdSteps {
     return std::isinf(best) ? objective < best : best - objective > 1e-12 * std::max(1.0, std::abs(best));
   }
   bool exact(double) const { return false; }
+  // `before` is the log det of the h-subset the candidate came from, on the rows of its stage.
+  bool carries_objective() const { return false; }
 
   // The first hyperplane with at least h rows of the data met during the search.
   const std::optional<Hyperplane>& exact_fit() const { return exact_fit_; }
@@ -427,11 +451,24 @@ void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result) 
   });
 }
 
-double median_of(const Eigen::VectorXd& values) {
-  const std::size_t n = static_cast<std::size_t>(values.size());
-  const double upper = selection::kth_smallest_parallel<double>(values_of(values), n / 2);
-  if (n % 2 == 1) return upper;
-  return (selection::kth_smallest_parallel<double>(values_of(values), n / 2 - 1) + upper) / 2;
+// Column medians (the mean of the two middle values for even n, as R's median) and MADs as
+// robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median.
+void medians_and_mads(const Eigen::MatrixXd& X, std::size_t h, Eigen::VectorXd& median, Eigen::VectorXd& mad) {
+  const auto n = static_cast<std::size_t>(X.rows());
+  median.resize(X.cols());
+  mad.resize(X.cols());
+  common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
+    std::vector<double> v(X.col(idx(j)).data(), X.col(idx(j)).data() + n);
+    const auto middle = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+    std::nth_element(v.begin(), middle, v.end());
+    double m = *middle;
+    if (n % 2 == 0) m = (m + *std::max_element(v.begin(), middle)) / 2;
+    for (double& x : v) x = std::abs(x - m);
+    const auto kth = v.begin() + static_cast<std::ptrdiff_t>(h - 1);
+    std::nth_element(v.begin(), kth, v.end());
+    median(idx(j)) = m;
+    mad(idx(j)) = *kth;
+  });
 }
 
 void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double factor_raw, McdResult& result) {
@@ -447,11 +484,9 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double fa
   }
   // Standardize by column medians and MADs (the h-th smallest absolute deviation); a MAD of
   // zero means more than h equal values in that column: an exact fit.
-  Eigen::VectorXd median(idx(p)), mad(idx(p));
+  Eigen::VectorXd median, mad;
+  medians_and_mads(X, h, median, mad);
   for (std::size_t j = 0; j < p; ++j) {
-    median(idx(j)) = median_of(X.col(idx(j)));
-    const Eigen::VectorXd deviations = (X.col(idx(j)).array() - median(idx(j))).abs();
-    mad(idx(j)) = selection::kth_smallest_parallel<double>(values_of(deviations), h - 1);
     if (mad(idx(j)) < pivot) {
       Hyperplane plane;
       plane.code = 3;

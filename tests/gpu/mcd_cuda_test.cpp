@@ -40,8 +40,9 @@ void expect_same_mcd(const regression::McdResult& cpu, const regression::McdResu
   EXPECT_LT((gpu.center - cpu.center).cwiseAbs().maxCoeff(), 1e-9 * (1 + cpu.center.cwiseAbs().maxCoeff()));
   EXPECT_LT((gpu.covariance - cpu.covariance).cwiseAbs().maxCoeff(), 1e-9 * (1 + cpu.covariance.cwiseAbs().maxCoeff()));
   ASSERT_EQ(gpu.distances.size(), cpu.distances.size());
-  if (cpu.distances.size() > 0)
+  if (cpu.distances.size() > 0) {
     EXPECT_LT((gpu.distances - cpu.distances).cwiseAbs().maxCoeff(), 1e-8 * (1 + cpu.distances.maxCoeff()));
+  }
 }
 
 TEST(CudaMcdEngine, CStepMatchesTheCpuEngine) {
