@@ -208,9 +208,11 @@ void CpuEngine::mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::Matr
   Eigen::VectorXd distances(static_cast<Eigen::Index>(n));
   over_chunks([&](std::size_t, std::size_t begin, std::size_t end) {
     const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
-    Eigen::MatrixXd Y = X_.middleRows(b, m) * W.transpose();
-    Y.rowwise() -= shift;
-    distances.segment(b, m) = Y.rowwise().squaredNorm();
+    const Eigen::MatrixXd Y = X_.middleRows(b, m) * W.transpose();
+    // Column by column: contiguous, vectorised (a row-wise norm strides through Y).
+    auto d = distances.segment(b, m).array();
+    d = (Y.col(0).array() - shift(0)).square();
+    for (Eigen::Index k = 1; k < p; ++k) d += (Y.col(k).array() - shift(k)).square();
   });
   std::vector<std::size_t> subset;
   if (sort_) {

@@ -132,9 +132,10 @@ Eigen::VectorXd squared_distances(const Eigen::MatrixXd& X, const Eigen::VectorX
   Eigen::VectorXd d(X.rows());
   common::parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
     const auto b = idx(begin), m = idx(end - begin);
-    Eigen::MatrixXd Y = X.middleRows(b, m) * W.transpose();
-    Y.rowwise() -= shift;
-    d.segment(b, m) = Y.rowwise().squaredNorm();
+    const Eigen::MatrixXd Y = X.middleRows(b, m) * W.transpose();
+    auto chunk = d.segment(b, m).array();
+    chunk = (Y.col(0).array() - shift(0)).square();
+    for (Index k = 1; k < Y.cols(); ++k) chunk += (Y.col(k).array() - shift(k)).square();
   });
   return d;
 }
