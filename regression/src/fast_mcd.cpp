@@ -328,7 +328,9 @@ std::vector<std::size_t> one_based(std::vector<std::size_t> rows) {
 // An exact fit: the mean and (corrected) covariance of the rows on the hyperplane; the rows
 // off it are flagged.
 void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double factor_raw, McdResult& result) {
-  const Moments on = moments_of_rows(X, plane.rows);
+  // Fewer than 2 rows within 1e-8 of a plane of singular data (data of large magnitude): the
+  // moments of all rows rather than of none.
+  const Moments on = moments_of_rows(X, plane.rows.size() >= 2 ? std::span<const std::size_t>(plane.rows) : std::span<const std::size_t>());
   result.exact_fit = true;
   result.exact_fit_message = hyperplane_message(plane, result.h, result.n);
   result.hyperplane.assign(plane.normal.data(), plane.normal.data() + plane.normal.size());
