@@ -11,5 +11,6 @@ int run_select(const std::vector<std::string>& args);
 int run_knn(const std::vector<std::string>& args);
 int run_generate(const std::vector<std::string>& args);
 int run_bench(const std::vector<std::string>& args);
+int run_mcd(const std::vector<std::string>& args);
 
 }  // namespace robustfit::app

@@ -51,7 +51,7 @@ struct FitArguments {
   double alpha = 0.5;
   std::optional<std::size_t> h, subsets;
   std::uint64_t seed = 0;
-  bool no_intercept = false, drop_missing = false;
+  bool no_intercept = false, drop_missing = false, no_mcd = false;
 };
 
 po::options_description fit_options(FitArguments& a) {
@@ -67,6 +67,7 @@ po::options_description fit_options(FitArguments& a) {
     ("subsets", po::value(&a.subsets_text), "number of random elemental subsets, >= 1 (LTS default 500; LMS see above)")
     ("seed", po::value(&a.seed_text)->default_value("0"), "seed of the subset draws, an integer >= 0; the same seed gives the same fit")
     ("no-intercept", po::bool_switch(&a.no_intercept), "fit without the constant term")
+    ("no-mcd", po::bool_switch(&a.no_mcd), "LTS: skip the robust distances of the predictors (FAST-MCD, as ltsReg(mcd = TRUE))")
     ("backend", po::value(&a.backend)->default_value("auto"), backend_help().c_str())
     ("selection", po::value(&a.selection)->default_value("auto"),
      ("order-statistic algorithm inside the fit: " + algorithm_help(selection::Use::batched)).c_str())
@@ -106,6 +107,7 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
   o.backend = backend;
   o.selection = selection;
   o.precision = precision;
+  o.mcd = !a.no_mcd;
   return regression::fit_lts(design.X, design.y, o);
 }
 

@@ -1,7 +1,9 @@
 // robust-fit: robust linear regression (LTS, LMS) and k-th order statistics from CSV files.
+#include <array>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli_error.hpp"
@@ -17,6 +19,7 @@ Usage:
   robust-fit knn --train T.csv [--query Q.csv] --response NAME --k K   exact k-nearest neighbours
   robust-fit generate --scenario NAME --n N [options]   contaminated test data as CSV
   robust-fit bench --scenario NAME,... --n N,... [...]  compare estimators on a grid of scenarios
+  robust-fit mcd DATA.csv [--columns A,B,...]           robust location, scatter and distances (MCD)
   robust-fit <command> --help                           options of a command
   robust-fit --version
 
@@ -29,6 +32,28 @@ Errors are printed as 'robust-fit: error: ...'; the exit code is 1 for data prob
 and 2 for command-line problems.
 )";
 
+using Command = int (*)(const std::vector<std::string>&);
+struct NamedCommand {
+  std::string_view name;
+  Command run;
+};
+// Every subcommand, once: dispatch and the "expected ..." of errors come from this list.
+constexpr std::array<NamedCommand, 6> kCommands{{
+    {"fit", robustfit::app::run_fit},
+    {"select", robustfit::app::run_select},
+    {"knn", robustfit::app::run_knn},
+    {"mcd", robustfit::app::run_mcd},
+    {"generate", robustfit::app::run_generate},
+    {"bench", robustfit::app::run_bench},
+}};
+
+std::string command_names() {  // "fit, select, ... or bench"
+  std::string names;
+  for (std::size_t i = 0; i < kCommands.size(); ++i)
+    names.append(i == 0 ? "" : i + 1 == kCommands.size() ? " or " : ", ").append(kCommands[i].name);
+  return names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -36,7 +61,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   try {
     if (all.empty()) {
-      std::cerr << "robust-fit: error: no command given (expected fit, select, knn, generate or bench)\n\n" << kUsage;
+      std::cerr << "robust-fit: error: no command given (expected " << command_names() << ")\n\n" << kUsage;
       return kExitUsageError;
     }
     if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
@@ -48,12 +73,9 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     const std::vector<std::string> rest(all.begin() + 1, all.end());
-    if (all[0] == "fit") return run_fit(rest);
-    if (all[0] == "select") return run_select(rest);
-    if (all[0] == "knn") return run_knn(rest);
-    if (all[0] == "generate") return run_generate(rest);
-    if (all[0] == "bench") return run_bench(rest);
-    throw UsageError("unknown command '" + all[0] + "' (expected fit, select, knn, generate or bench; see 'robust-fit --help')");
+    for (const auto& command : kCommands)
+      if (all[0] == command.name) return command.run(rest);
+    throw UsageError("unknown command '" + all[0] + "' (expected " + command_names() + "; see 'robust-fit --help')");
   } catch (const UsageError& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';
     return kExitUsageError;

@@ -172,4 +172,86 @@ std::unique_ptr<Engine> CpuEngine::restrict_to(std::span<const std::size_t> rows
                                      sort_ ? selection::Algorithm::sort : selection::Algorithm::automatic);
 }
 
+void CpuEngine::subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) {
+  const Eigen::Index p = X_.cols(), q = p + 1;
+  grams.resize(q * q, rows.cols());
+  parallel_for(static_cast<std::size_t>(rows.cols()), [&](unsigned, std::size_t j) {
+    const auto col = static_cast<Eigen::Index>(j);
+    Eigen::MatrixXd A(rows.rows(), q);
+    for (Eigen::Index r = 0; r < rows.rows(); ++r) {
+      const auto row = static_cast<Eigen::Index>(rows(r, col));
+      A.row(r).head(p) = X_rows_.row(row);
+      A(r, p) = y_(row);
+    }
+    Eigen::Map<Eigen::MatrixXd> G(grams.col(col).data(), q, q);
+    G.setZero();
+    G.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+  });
+}
+
+void CpuEngine::mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                               std::size_t j, bool parallel_chunks, Eigen::MatrixXd& grams) const {
+  const std::size_t n = rows();
+  const Eigen::Index p = X_.cols(), q = p + 1;
+  const auto col = static_cast<Eigen::Index>(j);
+  const Eigen::MatrixXd W = whiteners.middleCols(col * p, p);
+  const Eigen::RowVectorXd shift = (W * centers.col(col)).transpose();
+  const std::size_t chunks = common::row_chunk_count(n);
+  auto over_chunks = [&](auto&& body) {
+    if (parallel_chunks) {
+      parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) { body(c, begin, end); });
+    } else {
+      for (std::size_t c = 0; c < chunks; ++c) body(c, common::row_chunk_begin(n, c), common::row_chunk_begin(n, c + 1));
+    }
+  };
+  // Squared distances |W x_i - W c|^2, a row chunk at a time.
+  Eigen::VectorXd distances(static_cast<Eigen::Index>(n));
+  over_chunks([&](std::size_t, std::size_t begin, std::size_t end) {
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    const Eigen::MatrixXd Y = X_.middleRows(b, m) * W.transpose();
+    // Column by column: contiguous, vectorised (a row-wise norm strides through Y).
+    auto d = distances.segment(b, m).array();
+    d = (Y.col(0).array() - shift(0)).square();
+    for (Eigen::Index k = 1; k < p; ++k) d += (Y.col(k).array() - shift(k)).square();
+  });
+  std::vector<std::size_t> subset;
+  if (sort_) {
+    subset = smallest_h_rows_by_sort(distances, h);
+  } else {
+    subset = parallel_chunks ? selection::smallest_h_parallel<double>(values_of(distances), h).rows
+                             : selection::smallest_h<double>(values_of(distances), h).rows;
+  }
+  // The Gram matrix of the subset's rows: partial sums per row chunk, added in chunk order.
+  std::vector<std::size_t> first(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    first[c] = static_cast<std::size_t>(std::lower_bound(subset.begin(), subset.end(), common::row_chunk_begin(n, c)) - subset.begin());
+  std::vector<Eigen::MatrixXd> partial(chunks);
+  over_chunks([&](std::size_t c, std::size_t, std::size_t) {
+    const auto m = static_cast<Eigen::Index>(first[c + 1] - first[c]);
+    Eigen::MatrixXd A(m, q);
+    for (Eigen::Index r = 0; r < m; ++r) {
+      const auto row = static_cast<Eigen::Index>(subset[first[c] + static_cast<std::size_t>(r)]);
+      A.row(r).head(p) = X_rows_.row(row);
+      A(r, p) = y_(row);
+    }
+    partial[c] = Eigen::MatrixXd::Zero(q, q);
+    partial[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+  });
+  Eigen::Map<Eigen::MatrixXd> G(grams.col(col).data(), q, q);
+  G.setZero();
+  for (const auto& part : partial) G += part;
+}
+
+void CpuEngine::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                           Eigen::MatrixXd& grams) {
+  const Eigen::Index q = X_.cols() + 1;
+  const auto m = static_cast<std::size_t>(centers.cols());
+  grams.resize(q * q, centers.cols());
+  if (m == 1) {
+    mcd_c_step_one(centers, whiteners, h, 0, true, grams);
+    return;
+  }
+  parallel_for(m, [&](unsigned, std::size_t j) { mcd_c_step_one(centers, whiteners, h, j, false, grams); });
+}
+
 }  // namespace robustfit::regression::detail

@@ -35,6 +35,9 @@ class CpuEngine final : public Engine {
   void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
                       std::span<double> out) override;
   std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const override;
+  void subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
+  void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                  Eigen::MatrixXd& grams) override;
 
  private:
   // Squared residuals of `beta` into `out` (resized to n).
@@ -42,6 +45,12 @@ class CpuEngine final : public Engine {
   // LS on the given rows for a C-step: normal equations (Cholesky), falling back to QR when
   // the Gram matrix is not safely positive definite. nullopt when rank deficient.
   std::optional<Eigen::VectorXd> refit(std::span<const std::size_t> rows) const;
+
+  // One MCD C-step of candidate j (mcd_c_step); `parallel_chunks` spreads its row chunks
+  // over the threads (one candidate), else they run in turn (candidates run in parallel). The
+  // arithmetic is the same either way.
+  void mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                      std::size_t j, bool parallel_chunks, Eigen::MatrixXd& grams) const;
 
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   static RowMajorMatrix row_major(const Eigen::MatrixXd& X);

@@ -1,7 +1,7 @@
 #pragma once
 // The backend-neutral engine interface. The estimator logic (sampling, C-step loop,
 // convergence, nested subsamples, reweighting) lives once in the drivers (fast_lts.cpp,
-// lms.cpp); an engine only does the per-candidate number crunching, for many candidates
+// lms.cpp, fast_mcd.cpp); an engine only does the per-candidate number crunching, for many candidates
 // at once so that a GPU engine can batch them.
 //
 // Candidates are the columns of a p x m coefficient matrix. The design X (n x p) includes the
@@ -57,6 +57,21 @@ class Engine {
   // residuals without intercept: the midpoint of the shortest window of h sorted values).
   virtual void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
                               std::span<double> out) = 0;
+
+  // FAST-MCD (fast_mcd.cpp) runs on an engine whose X holds the predictors (no intercept
+  // column) and whose y is a column of ones, so that the augmented Gram matrix [X y]^T [X y]
+  // of a set of rows holds their count, column sums and cross products. `grams` receives, per
+  // candidate, that (p+1) x (p+1) matrix (column-major, the lower triangle filled) as a column.
+
+  // The augmented Gram matrix of each column's rows (a start's p+1 or more rows).
+  virtual void subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) = 0;
+
+  // One MCD C-step for each candidate j: squared Mahalanobis distances of all rows,
+  // |W_j (x_i - c_j)|^2 with c_j = centers.col(j) and W_j = whiteners.middleCols(j p, p) (the
+  // inverse of the covariance's Cholesky factor), the h rows with the smallest (ties by row
+  // order), and their augmented Gram matrix into grams.col(j).
+  virtual void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                          Eigen::MatrixXd& grams) = 0;
 
   // An engine over a subset of the rows (FAST-LTS's nested subsamples).
   virtual std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const = 0;

@@ -1,17 +1,21 @@
 // FAST-LTS (Rousseeuw & Van Driessen 2006) with robustbase::ltsReg's defaults, written once
-// over the Engine interface: random elemental starts, two C-steps each, the 20 best (kKeepBest;
-// robustbase: 10) iterated to convergence; for n >= 600 the nested extension (disjoint subsamples of 300, a merged set
-// of at most 1500, then the full data).
+// over the Engine interface on the shared concentration-step search (concentration.hpp):
+// random elemental starts, two C-steps each, the 20 best (robustbase: 10) iterated to
+// convergence; for n >= 600 the nested extension (disjoint subsamples of 300, a merged set of
+// at most 1500, then the full data).
 #include <algorithm>
+#include <limits>
+#include <span>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
-#include "c_steps.hpp"
+#include "concentration.hpp"
 #include "design_matrix.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "robust_distances.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "stopwatch.hpp"
 #include "subsets.hpp"
@@ -27,99 +31,30 @@ std::size_t h_alpha_n(double alpha, std::size_t n, std::size_t p) {
 namespace detail {
 namespace {
 
-// FAST-LTS constants (robustbase: nmini = 300, kmini = 5).
-constexpr std::size_t kSubsampleSize = 300;
-constexpr std::size_t kMaxSubsamples = 5;
 // robustbase keeps 10; 20 reached the optimum on 20/20 seeds of the n = 1000 fixture where
 // 10 reached it on 17/20 (docs/ARCHITECTURE.md), for about twice the final-stage work.
-constexpr std::size_t kKeepBest = 20;
-constexpr int kInitialCSteps = 2;
-constexpr int kMaxCSteps = 500;
+constexpr SearchPlan kLtsPlan{.keep_best = 20, .initial_steps = 2, .max_steps = 500};
 
-struct Search {
-  Eigen::VectorXd beta;
-  std::size_t tried = 0, singular = 0;
-  bool exhaustive = false;
-};
-
-Candidates elemental_fits(Engine& engine, Random& random, std::size_t subsets, bool& exhaustive) {
-  exhaustive = binomial(engine.rows(), engine.cols()) <= static_cast<double>(subsets);
-  return exhaustive ? exhaustive_elemental_fits(engine) : random_elemental_fits(engine, random, subsets);
-}
-
-// h for a subsample of m of the n rows, as FAST-LTS scales it, kept in (p, m].
-std::size_t scaled_h(std::size_t h, std::size_t n, std::size_t m, std::size_t p) {
-  const auto scaled = static_cast<std::size_t>(std::ceil(static_cast<double>(m) * static_cast<double>(h) / static_cast<double>(n)));
-  return std::clamp(scaled, p + 1, m);
-}
-
-// Starts on the whole data (n < 600): every start gets two C-steps, the kKeepBest best go on.
-Eigen::MatrixXd starts_on_full_data(Engine& engine, Random& random, std::size_t h, std::size_t subsets,
-                                    Search& search, PhaseTimings& timings) {
-  Stopwatch watch;
-  Candidates c = elemental_fits(engine, random, subsets, search.exhaustive);
-  search.tried += c.tried;
-  search.singular += c.singular;
-  timings.subsets_s += watch.lap();
-  const std::vector<double> objectives = run_c_steps(engine, c.betas, h, kInitialCSteps);
-  timings.csteps_s += watch.lap();
-  return best_columns(c.betas, objectives, kKeepBest);
-}
-
-// The nested extension (n >= 600): starts spread over disjoint random subsamples, the kKeepBest
-// best of each refined on their union, the kKeepBest best of that go on to the full data.
-Eigen::MatrixXd starts_on_subsamples(Engine& engine, Random& random, std::size_t h, std::size_t subsets,
-                                     Search& search, PhaseTimings& timings) {
-  Stopwatch watch;
-  const std::size_t n = engine.rows(), p = engine.cols();
-  const std::size_t groups = std::min(kMaxSubsamples, n / kSubsampleSize);
-  const std::size_t merged_size = std::min(n, groups * kSubsampleSize);
-  // A random selection of merged_size rows (partial Fisher-Yates), cut into `groups` parts.
-  std::vector<std::size_t> rows(n);
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
-  for (std::size_t i = 0; i < merged_size; ++i) std::swap(rows[i], rows[i + random.below(n - i)]);
-  rows.resize(merged_size);
-
-  Eigen::MatrixXd survivors(static_cast<Eigen::Index>(p), 0);
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t begin = g * merged_size / groups, end = (g + 1) * merged_size / groups;
-    std::vector<std::size_t> group_rows(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
-    std::sort(group_rows.begin(), group_rows.end());
-    auto group = engine.restrict_to(group_rows);
-    bool exhaustive = false;
-    Candidates c = elemental_fits(*group, random, std::max<std::size_t>(1, subsets / groups), exhaustive);
-    search.tried += c.tried;
-    search.singular += c.singular;
-    timings.subsets_s += watch.lap();
-    const std::vector<double> objectives =
-        run_c_steps(*group, c.betas, scaled_h(h, n, group_rows.size(), p), kInitialCSteps);
-    const Eigen::MatrixXd best = best_columns(c.betas, objectives, kKeepBest);
-    survivors.conservativeResize(Eigen::NoChange, survivors.cols() + best.cols());
-    survivors.rightCols(best.cols()) = best;
-    timings.csteps_s += watch.lap();
+// FAST-LTS's operations for the shared search: candidates are coefficient vectors.
+struct LtsSteps {
+  Candidates starts(Engine& engine, Random& random, std::size_t count, bool& exhaustive) const {
+    exhaustive = binomial(engine.rows(), engine.cols()) <= static_cast<double>(count);
+    return exhaustive ? exhaustive_elemental_fits(engine) : random_elemental_fits(engine, random, count);
   }
-  std::sort(rows.begin(), rows.end());
-  auto merged = engine.restrict_to(rows);
-  const std::vector<double> objectives =
-      run_c_steps(*merged, survivors, scaled_h(h, n, merged_size, p), kInitialCSteps);
-  timings.csteps_s += watch.lap();
-  return best_columns(survivors, objectives, kKeepBest);
-}
-
-Search fast_lts_search(Engine& engine, std::size_t h, std::size_t subsets, std::uint64_t seed,
-                       PhaseTimings& timings) {
-  Random random(seed);
-  Search search;
-  Eigen::MatrixXd finalists = engine.rows() < 2 * kSubsampleSize
-                                  ? starts_on_full_data(engine, random, h, subsets, search, timings)
-                                  : starts_on_subsamples(engine, random, h, subsets, search, timings);
-  Stopwatch watch;
-  const std::vector<double> objectives = c_steps_to_convergence(engine, finalists, h, kMaxCSteps);
-  timings.csteps_s += watch.lap();
-  const auto best = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();
-  search.beta = finalists.col(best);
-  return search;
-}
+  void c_step(Engine& engine, Eigen::MatrixXd& betas, std::size_t h, std::span<double> before) const {
+    engine.c_step(betas, h, before);
+  }
+  void objectives(Engine& engine, const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) const {
+    engine.lts_objectives(betas, h, out);
+  }
+  // C-steps never increase the objective; stop once it no longer decreases (relative to
+  // rounding), or at an exact fit.
+  bool improves(double objective, double best) const {
+    return objective < best * (1 - 8 * std::numeric_limits<double>::epsilon());
+  }
+  bool exact(double objective) const { return objective <= 0; }
+  bool carries_objective() const { return true; }
+};
 
 }  // namespace
 }  // namespace detail
@@ -141,7 +76,9 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
   FitResult result;
   result.timings.setup_s = total.lap();
-  const detail::Search search = detail::fast_lts_search(*engine, h, options.subsets, options.seed, result.timings);
+  detail::LtsSteps steps;
+  const detail::SearchOutcome search =
+      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings);
   detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();
@@ -151,7 +88,8 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   result.singular_subsets = search.singular;
   result.exhaustive = search.exhaustive;
   detail::Stopwatch watch;
-  detail::finish_lts(data, search.beta, h, alpha, options.reweight, result);
+  detail::finish_lts(data, search.best, h, alpha, options.reweight, result);
+  if (options.mcd) detail::fill_robust_distances(data, options, alpha, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
   return result;

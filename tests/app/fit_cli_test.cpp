@@ -75,7 +75,14 @@ TEST(FitCli, PredictorsMethodsAndNoIntercept) {
 
 TEST(FitCli, ResidualsFile) {
   const std::string path = temp_file("residuals.csv", "");
-  const auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--residuals", path});
+  auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--residuals", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // With FAST-MCD (the default) each row also has its robust distance and outlier-map class.
+  const auto with_mcd = data::read_csv(path);
+  ASSERT_EQ(with_mcd.columns.size(), 8u);
+  EXPECT_EQ(with_mcd.columns[6].name, "robust_distance");
+  EXPECT_EQ(with_mcd.columns[7].name, "class");
+  run = run_cli({"fit", stackloss(), "-y", "stack.loss", "--no-mcd", "--residuals", path});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto table = data::read_csv(path);
   ASSERT_EQ(table.rows(), 21u);

@@ -55,10 +55,10 @@ TEST(FitInferenceCli, JsonFieldsMatchSummaryLts) {
   EXPECT_NEAR(j["residual_standard_error"].get<double>(), r["sigma"].get<double>(), 1e-9);
   // Existing keys keep their meaning: r_squared is still robustbase's robust R^2 of the fit.
   EXPECT_NEAR(j["r_squared"].get<double>(), fixture("hbk_lts.json")["rsquared"].get<double>(), 1e-9);
-  // No FAST-MCD in this fit: the outlier-map keys are present and null.
-  EXPECT_TRUE(j["robust_distances"].is_null());
-  EXPECT_TRUE(j["rd_cutoff"].is_null());
-  EXPECT_TRUE(j["outlier_map"].is_null());
+  // FAST-MCD runs by default for LTS: one robust distance and one class per row.
+  EXPECT_EQ(j["robust_distances"].size(), j["n"].get<std::size_t>());
+  EXPECT_NEAR(j["rd_cutoff"].get<double>(), r["rd_cutoff"].get<double>(), 1e-12);
+  EXPECT_EQ(j["outlier_map"].size(), j["n"].get<std::size_t>());
 }
 
 // Robust distances are FAST-MCD's (another module): here robustbase's, put into the fit by hand.

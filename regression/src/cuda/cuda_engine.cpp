@@ -208,7 +208,7 @@ void CudaEngine<Scalar>::release_batch_buffers() {
   // Work queued before the failure may still use these buffers.
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   cudaGetLastError();
-  for (auto* array : {&B_, &R_, &sorted_, &t_}) array->release();
+  for (auto* array : {&B_, &R_, &sorted_, &t_, &whitened_, &shifts_}) array->release();
   for (auto* array : {&objective_, &center_, &half_, &G_, &gram_scratch_, &sum_scratch_}) array->release();
   below_.release();
   rows_.release();
@@ -395,6 +395,64 @@ std::unique_ptr<detail::Engine> CudaEngine<Scalar>::restrict_to(std::span<const 
   }
   if (rows.size() <= kCpuDelegationRows) return std::make_unique<detail::CpuEngine>(std::move(data->X), std::move(data->y));
   return std::make_unique<CudaEngine>(std::unique_ptr<const detail::ModelData>(std::move(data)), selection_);
+}
+
+template <class Scalar>
+void CudaEngine<Scalar>::subset_grams(const detail::SubsetMatrix& rows, Eigen::MatrixXd& grams) {
+  // A few (p+1)-row starts: on the host, from the data the engine refers to.
+  const auto p = static_cast<Eigen::Index>(p_), q = p + 1;
+  grams.resize(q * q, rows.cols());
+  for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+    Eigen::MatrixXd A(rows.rows(), q);
+    for (Eigen::Index r = 0; r < rows.rows(); ++r) {
+      const auto row = static_cast<Eigen::Index>(rows(r, j));
+      A.row(r).head(p) = data_.X.row(row);
+      A(r, p) = data_.y(row);
+    }
+    Eigen::Map<Eigen::MatrixXd> G(grams.col(j).data(), q, q);
+    G.setZero();
+    G.template selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+  }
+}
+
+template <class Scalar>
+void CudaEngine<Scalar>::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                                    Eigen::MatrixXd& grams) {
+  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  const std::size_t q = p_ + 1, m = static_cast<std::size_t>(centers.cols());
+  const auto pp = static_cast<Eigen::Index>(p_);
+  grams.resize(static_cast<Eigen::Index>(q * q), centers.cols());
+  // Per candidate: p whitened columns and one column of distances.
+  for_each_batch(m, p_ + 1, [&](std::size_t begin, std::size_t count) {
+    Matrix Wt(pp, pp * static_cast<Eigen::Index>(count)), shifts(pp, static_cast<Eigen::Index>(count));
+    for (std::size_t c = 0; c < count; ++c) {
+      const auto j = static_cast<Eigen::Index>(begin + c), k = static_cast<Eigen::Index>(c);
+      const Eigen::MatrixXd W = whiteners.middleCols(j * pp, pp);
+      Wt.middleCols(k * pp, pp) = W.transpose().template cast<Scalar>();
+      shifts.col(k) = (W * centers.col(j)).template cast<Scalar>();
+    }
+    Scalar* d_Wt = B_.reserve(p_ * p_ * count);
+    to_device(d_Wt, Wt.data(), p_ * p_ * count, stream_);
+    to_device(shifts_.reserve(p_ * count), shifts.data(), p_ * count, stream_);
+    Scalar* D = R_.reserve(n_ * count);
+    clock_.start(stream_);
+    mahalanobis_squared(blas_, X_d_.data(), n_, p_, d_Wt, shifts_.data(), count, whitened_.reserve(n_ * p_ * count), D,
+                        stream_);
+    clock_.residuals_done(stream_);
+    select_thresholds(count, h - 1);
+    clock_.selection_done(stream_);
+    // #{d < t_j} per candidate (the trimmed sums themselves are not needed), then the h-subsets
+    // (ties by row order, as the CPU engine) and their Gram matrices [X 1]^T [X 1].
+    trimmed_sums(D, n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)),
+                 objective_.reserve(count), below_.reserve(count), stream_);
+    h_subset_rows(D, n_, count, t_.data(), below_.data(), h, subset_scratch_.reserve(h_subset_scratch(n_, count)),
+                  rows_.reserve(h * count), stream_);
+    augmented_gram(X_d_.data(), y_d_.data(), n_, p_, rows_.data(), h, count,
+                   gram_scratch_.reserve(augmented_gram_scratch(p_, h, count)), G_.reserve(q * q * count), stream_);
+    to_host(grams.data() + begin * q * q, G_.data(), q * q * count, stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    clock_.collect();
+  });
 }
 
 template class CudaEngine<float>;

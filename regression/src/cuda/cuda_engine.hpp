@@ -48,6 +48,9 @@ class CudaEngine final : public detail::Engine {
   void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
                       std::span<double> out) override;
   std::unique_ptr<detail::Engine> restrict_to(std::span<const std::size_t> rows) const override;
+  void subset_grams(const detail::SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
+  void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                  Eigen::MatrixXd& grams) override;
   std::optional<detail::KernelTimes> kernel_times() const override {
     return detail::KernelTimes{clock_.residuals_s(), clock_.selection_s()};
   }
@@ -85,7 +88,7 @@ class CudaEngine final : public detail::Engine {
   cublasHandle_t blas_ = nullptr;
   std::size_t budget_bytes_ = 0;
   selection::cuda::Workspace workspace_;
-  DeviceArray<Scalar> X_d_, y_d_, B_, R_, sorted_, t_;
+  DeviceArray<Scalar> X_d_, y_d_, B_, R_, sorted_, t_, whitened_, shifts_;
   DeviceArray<double> objective_, center_, half_, G_, gram_scratch_, sum_scratch_, A_, b_;
   DeviceArray<std::int64_t> below_, subsets_;
   DeviceArray<std::int32_t> rows_, pivots_, info_, subset_scratch_;

@@ -67,4 +67,10 @@ template <class Scalar>
 void sort_columns(const Scalar* d_in, Scalar* d_out, std::size_t n, std::size_t m, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream);
 
+// MCD: D(i, j) = |W_j x_i - s_j|^2 for m candidates, from Y = X [W_1^T ... W_m^T] (one GEMM,
+// n x (p m) into d_Y) with d_Wt (p x p m) and the shifts s_j = W_j c_j (d_shifts, p x m).
+template <class Scalar>
+void mahalanobis_squared(cublasHandle_t blas, const Scalar* d_X, std::size_t n, std::size_t p, const Scalar* d_Wt,
+                         const Scalar* d_shifts, std::size_t m, Scalar* d_Y, Scalar* d_D, cudaStream_t stream);
+
 }  // namespace robustfit::regression::cuda

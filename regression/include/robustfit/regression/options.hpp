@@ -34,6 +34,9 @@ struct LtsOptions {
   std::size_t subsets = 500;       // random elemental p-subsets (robustbase's nsamp)
   std::uint64_t seed = 0;
   bool reweight = true;            // one-step reweighted LS with 0/1 weights
+  // Robust distances of the predictors from their MCD (fit_mcd with this alpha, seed and
+  // backend), as robustbase::ltsReg(mcd = TRUE): FitResult::robust_distances and rd_cutoff.
+  bool mcd = true;
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
   Precision precision = Precision::double_precision;  // single_precision: CUDA engine only

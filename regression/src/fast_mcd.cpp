@@ -1,0 +1,578 @@
+// FAST-MCD (Rousseeuw & Van Driessen 1999) with robustbase::covMcd's defaults, written once over
+// the Engine interface on the concentration-step search it shares with FAST-LTS
+// (concentration.hpp): starts of p + 1 rows (extended by random rows while their covariance is
+// singular), C-steps on Mahalanobis distances, nested subsamples for n >= 600, the best to
+// convergence; then the raw estimate with its consistency and small-sample factors, one
+// reweighting step and the robust distances. The search runs on the data standardized by
+// column medians and MADs (as robustbase does), estimates are reported in the data's units.
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "all_rows.hpp"
+#include "concentration.hpp"
+#include "design_matrix.hpp"
+#include "engine_factory.hpp"
+#include "mcd_consistency.hpp"
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/regression/estimators.hpp"
+#include "robustfit/regression/mcd.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
+#include "subsets.hpp"
+
+namespace robustfit::regression {
+namespace detail {
+namespace {
+
+using Index = Eigen::Index;
+Index idx(std::size_t i) { return static_cast<Index>(i); }
+
+// robustbase's FAST-MCD: 10 finalists per stage; above n = 5000 only the best goes on to the
+// final iterations (robustbase: 1 to 10 C-steps by n p; we iterate it to convergence).
+constexpr SearchPlan kMcdPlan{.keep_best = 10, .initial_steps = 2, .max_steps = 500, .subsample_size = 300,
+                              .max_subsamples = 5, .final_keep_above = 5000, .final_keep = 1};
+// robustbase's replow: all (p+1)-subsets are tried when n is at most this (p + 1 = 1 .. 6).
+constexpr std::size_t kExhaustiveUpTo[] = {500, 50, 22, 17, 15, 14};
+constexpr double kOnHyperplane = 1e-8;   // robustbase: |a^T (x - m)| below this lies on the plane
+constexpr double kLargeLogDet = 50;      // robustbase's logdet.Lrg: -log det / p beyond it is singular
+constexpr double kExactScale = 1e-7;     // robustbase: a univariate scale below this is zero
+
+// robustbase's singularity threshold for the pivots of a standardized covariance.
+double singular_pivot(std::size_t p) { return p < 5 ? 1e-12 : p <= 8 ? 1e-14 : 1e-16; }
+
+struct Moments {
+  Eigen::VectorXd center;
+  Eigen::MatrixXd covariance;  // divisor count - 1
+};
+
+// Mean and covariance from an augmented Gram matrix [X 1]^T [X 1] (lower triangle).
+Moments moments_of_gram(const double* gram, std::size_t p) {
+  const Eigen::Map<const Eigen::MatrixXd> G(gram, idx(p + 1), idx(p + 1));
+  const double count = G(idx(p), idx(p));
+  Moments m;
+  m.center = G.row(idx(p)).head(idx(p)).transpose() / count;
+  m.covariance = G.topLeftCorner(idx(p), idx(p)).selfadjointView<Eigen::Lower>();
+  m.covariance -= count * m.center * m.center.transpose();
+  m.covariance /= count - 1;
+  return m;
+}
+
+// Mean and covariance (two-pass) of the given rows of X (sorted; all rows when `rows` is
+// empty), in parallel over fixed row chunks, partial sums added in chunk order.
+Moments moments_of_rows(const Eigen::MatrixXd& X, std::span<const std::size_t> rows) {
+  const auto n = static_cast<std::size_t>(X.rows());
+  const Index p = X.cols();
+  const std::size_t chunks = common::row_chunk_count(n);
+  // The chunk's rows: [first[c], first[c+1]) of `rows`, or its whole range.
+  std::vector<std::size_t> first(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    first[c] = rows.empty() ? common::row_chunk_begin(n, c)
+                            : static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), common::row_chunk_begin(n, c)) - rows.begin());
+  const std::size_t count = rows.empty() ? n : rows.size();
+  auto gather = [&](std::size_t c) {
+    Eigen::MatrixXd A(idx(first[c + 1] - first[c]), p);
+    if (rows.empty()) {
+      A = X.middleRows(idx(first[c]), A.rows());
+    } else {
+      for (Index i = 0; i < A.rows(); ++i) A.row(i) = X.row(idx(rows[first[c] + static_cast<std::size_t>(i)]));
+    }
+    return A;
+  };
+  std::vector<Eigen::VectorXd> sums(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) { sums[c] = gather(c).colwise().sum().transpose(); });
+  Moments m;
+  m.center = Eigen::VectorXd::Zero(p);
+  for (const auto& sum : sums) m.center += sum;
+  m.center /= static_cast<double>(count);
+  std::vector<Eigen::MatrixXd> products(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
+    Eigen::MatrixXd A = gather(c);
+    A.rowwise() -= m.center.transpose();
+    products[c] = Eigen::MatrixXd::Zero(p, p);
+    products[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+  });
+  Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(p, p);
+  for (const auto& product : products) lower += product;
+  m.covariance = lower.selfadjointView<Eigen::Lower>();
+  m.covariance /= static_cast<double>(count - 1);
+  return m;
+}
+
+// Cholesky factor of a covariance, or nullopt when a pivot (a conditional variance) falls
+// below `pivot` (robustbase's sweep criterion) or it is not positive definite.
+std::optional<Eigen::LLT<Eigen::MatrixXd>> factor(const Eigen::MatrixXd& covariance, double pivot) {
+  Eigen::LLT<Eigen::MatrixXd> llt(covariance);
+  if (llt.info() != Eigen::Success) return std::nullopt;
+  const Eigen::MatrixXd L = llt.matrixL();
+  for (Index j = 0; j < L.rows(); ++j)
+    if (!(L(j, j) * L(j, j) >= pivot)) return std::nullopt;
+  return llt;
+}
+
+double log_det(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  return 2 * llt.matrixLLT().diagonal().array().log().sum();
+}
+
+// Squared Mahalanobis distances of all rows of X, in parallel over fixed row chunks.
+Eigen::VectorXd squared_distances(const Eigen::MatrixXd& X, const Eigen::VectorXd& center,
+                                  const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  const auto n = static_cast<std::size_t>(X.rows());
+  const Eigen::MatrixXd L = llt.matrixL();
+  const Eigen::MatrixXd W = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(X.cols(), X.cols()));
+  const Eigen::RowVectorXd shift = (W * center).transpose();
+  Eigen::VectorXd d(X.rows());
+  common::parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    const auto b = idx(begin), m = idx(end - begin);
+    const Eigen::MatrixXd Y = X.middleRows(b, m) * W.transpose();
+    auto chunk = d.segment(b, m).array();
+    chunk = (Y.col(0).array() - shift(0)).square();
+    for (Index k = 1; k < Y.cols(); ++k) chunk += (Y.col(k).array() - shift(k)).square();
+  });
+  return d;
+}
+
+// Candidate columns: [center (p); vec(covariance) (p * p)].
+Eigen::VectorXd pack(const Moments& m) {
+  const Index p = m.center.size();
+  Eigen::VectorXd c(p + p * p);
+  c.head(p) = m.center;
+  c.tail(p * p) = Eigen::Map<const Eigen::VectorXd>(m.covariance.data(), p * p);
+  return c;
+}
+
+Moments unpack(const Eigen::VectorXd& c, std::size_t p) {
+  return {c.head(idx(p)), Eigen::Map<const Eigen::MatrixXd>(c.data() + p, idx(p), idx(p))};
+}
+
+// More than h rows on a hyperplane a^T (x - center) = 0 (an exact fit).
+struct Hyperplane {
+  int code = 0;              // robustbase's exactCode: 1 data singular, 2 during the search, 3 a MAD is zero
+  std::size_t variable = 0;  // code 3: the variable (0-based)
+  Eigen::VectorXd normal;    // a, in the units of the data it was found in
+  Eigen::VectorXd center;
+  std::vector<std::size_t> rows;  // the rows on it
+};
+
+// The rows of X on the hyperplane through `center` along the smallest principal axis of
+// `covariance` (its normal).
+Hyperplane hyperplane_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& center, const Eigen::MatrixXd& covariance) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(covariance);
+  Hyperplane plane;
+  plane.normal = eigen.eigenvectors().col(0);
+  Index largest = 0;
+  plane.normal.cwiseAbs().maxCoeff(&largest);
+  if (plane.normal(largest) < 0) plane.normal = -plane.normal;  // a sign that does not depend on the solver
+  plane.center = center;
+  const Eigen::VectorXd distance = ((X.rowwise() - center.transpose()) * plane.normal).cwiseAbs();
+  for (Index i = 0; i < X.rows(); ++i)
+    if (distance(i) < kOnHyperplane) plane.rows.push_back(static_cast<std::size_t>(i));
+  return plane;
+}
+
+// FAST-MCD's operations for the shared search.
+class McdSteps {
+ public:
+  McdSteps(const Eigen::MatrixXd& Z, std::size_t h) : Z_(Z), h_(h), pivot_(singular_pivot(static_cast<std::size_t>(Z.cols()))) {}
+
+  Candidates starts(Engine& engine, Random& random, std::size_t count, bool& exhaustive) {
+    const std::size_t n = engine.rows(), p = engine.cols();
+    exhaustive = p + 1 <= 6 && n <= kExhaustiveUpTo[p];
+    const SubsetMatrix subsets = exhaustive ? enumerate_subsets(n, p + 1) : draw_subsets(random, n, p + 1, count);
+    Eigen::MatrixXd grams;
+    engine.subset_grams(subsets, grams);
+    Candidates c;
+    c.tried = static_cast<std::size_t>(subsets.cols());
+    std::vector<Eigen::VectorXd> kept;
+    for (Index j = 0; j < subsets.cols(); ++j) {
+      Moments m = moments_of_gram(grams.col(j).data(), p);
+      if (!factor(m.covariance, pivot_)) {
+        ++c.singular;
+        std::vector<std::int64_t> rows(subsets.col(j).data(), subsets.col(j).data() + p + 1);
+        if (!extend_until_regular(engine, random, rows, m)) continue;
+      }
+      kept.push_back(pack(m));
+    }
+    if (kept.empty()) throw std::invalid_argument("no start of p + 1 rows has a regular covariance, even extended to half the rows");
+    c.betas.resize(kept.front().size(), idx(kept.size()));
+    for (std::size_t j = 0; j < kept.size(); ++j) c.betas.col(idx(j)) = kept[j];
+    return c;
+  }
+
+  void c_step(Engine& engine, Eigen::MatrixXd& candidates, std::size_t h, std::span<double> before) {
+    const auto p = static_cast<std::size_t>(Z_.cols());
+    const Index m = candidates.cols(), pp = idx(p);
+    Eigen::MatrixXd centers(pp, m), whiteners(pp, pp * m);
+    for (Index j = 0; j < m; ++j) {
+      const Moments old = unpack(candidates.col(j), p);
+      // Candidates are regular: singular covariances never enter (see below).
+      const Eigen::LLT<Eigen::MatrixXd> llt(old.covariance);
+      before[static_cast<std::size_t>(j)] = log_det(llt);
+      centers.col(j) = old.center;
+      const Eigen::MatrixXd L = llt.matrixL();
+      whiteners.middleCols(j * pp, pp) = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(pp, pp));
+    }
+    Eigen::MatrixXd grams;
+    engine.mcd_c_step(centers, whiteners, h, grams);
+    for (Index j = 0; j < m; ++j) {
+      const Moments next = moments_of_gram(grams.col(j).data(), p);
+      if (factor(next.covariance, pivot_)) {
+        candidates.col(j) = pack(next);
+      } else {
+        note_singular(next);  // the candidate keeps its old estimate and stops improving
+      }
+    }
+  }
+
+  void objectives(Engine&, const Eigen::MatrixXd& candidates, std::size_t, std::span<double> out) const {
+    const auto p = static_cast<std::size_t>(Z_.cols());
+    for (Index j = 0; j < candidates.cols(); ++j)
+      out[static_cast<std::size_t>(j)] = log_det(Eigen::LLT<Eigen::MatrixXd>(unpack(candidates.col(j), p).covariance));
+  }
+
+  // Below the best so far beyond rounding (the first objective always improves on +inf).
+  bool improves(double objective, double best) const {
+    return std::isinf(best) ? objective < best : best - objective > 1e-12 * std::max(1.0, std::abs(best));
+  }
+  bool exact(double) const { return false; }
+  // `before` is the log det of the h-subset the candidate came from, on the rows of its stage.
+  bool carries_objective() const { return false; }
+
+  // The first hyperplane with at least h rows of the data met during the search.
+  const std::optional<Hyperplane>& exact_fit() const { return exact_fit_; }
+
+ private:
+  // robustbase: a singular start takes one more random row until its covariance is regular;
+  // false when that reaches half the rows (then the rows lie on a hyperplane).
+  bool extend_until_regular(Engine& engine, Random& random, std::vector<std::int64_t>& rows, Moments& m) {
+    const std::size_t n = engine.rows(), p = engine.cols();
+    while (rows.size() < std::max(p + 2, n / 2)) {
+      std::sort(rows.begin(), rows.end());
+      // The r-th row not yet taken.
+      auto r = static_cast<std::int64_t>(random.below(n - rows.size()));
+      for (const std::int64_t taken : rows)
+        if (taken <= r) ++r;
+      rows.push_back(r);
+      const SubsetMatrix one = Eigen::Map<const SubsetMatrix>(rows.data(), idx(rows.size()), 1);
+      Eigen::MatrixXd gram;
+      engine.subset_grams(one, gram);
+      m = moments_of_gram(gram.data(), p);
+      if (factor(m.covariance, pivot_)) return true;
+    }
+    note_singular(m);
+    return false;
+  }
+
+  // A singular h-subset: an exact fit when at least h rows of the whole data lie on its plane.
+  void note_singular(const Moments& m) {
+    if (exact_fit_) return;
+    Hyperplane plane = hyperplane_of(Z_, m.center, m.covariance);
+    if (plane.rows.size() >= h_) {
+      plane.code = 2;
+      exact_fit_ = std::move(plane);
+    }
+  }
+
+  const Eigen::MatrixXd& Z_;  // the whole (standardized) data
+  std::size_t h_;
+  double pivot_;
+  std::optional<Hyperplane> exact_fit_;
+};
+
+std::string format_coefficient(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.5g", std::abs(value) < 1e-12 ? 0.0 : value);
+  return text;
+}
+
+// robustbase's .MCDsingularityMsg for a hyperplane, on one line.
+std::string hyperplane_message(const Hyperplane& plane, std::size_t h, std::size_t n) {
+  const auto p = static_cast<std::size_t>(plane.normal.size());
+  std::string message;
+  if (plane.code == 1) message = "The covariance matrix of the data is singular. ";
+  if (plane.code == 2) message = "The covariance matrix has become singular during the iterations of the MCD algorithm. ";
+  if (plane.code == 3)
+    message = "The " + std::to_string(h) + "-th order statistic of the absolute deviation of variable " +
+              std::to_string(plane.variable + 1) + " is zero. ";
+  message += "There are " + std::to_string(plane.rows.size()) + " observations (in the entire dataset of " +
+             std::to_string(n) + " obs.) lying on the ";
+  if (p <= 3) {
+    message += p == 2 ? "line" : p == 3 ? "plane" : "point";
+    message += " with equation ";
+    for (std::size_t j = 0; j < p; ++j)
+      message += (j ? " + " : "") + format_coefficient(plane.normal(idx(j))) + " (x_i" + std::to_string(j + 1) + "-m_" +
+                 std::to_string(j + 1) + ")";
+    message += " = 0 with (m_1,m_2) the mean of these observations.";
+  } else {
+    message += "hyperplane with equation a_1*(x_i1 - m_1) + ... + a_p*(x_ip - m_p) = 0 with (m_1, ..., m_p) the mean "
+               "of these observations and coefficients a_i from the vector a <- c(";
+    for (std::size_t j = 0; j < p; ++j) message += (j ? ", " : "") + format_coefficient(plane.normal(idx(j)));
+    message += ")";
+  }
+  return message;
+}
+
+std::vector<std::size_t> one_based(std::vector<std::size_t> rows) {
+  for (auto& r : rows) ++r;
+  return rows;
+}
+
+// An exact fit: the mean and (corrected) covariance of the rows on the hyperplane; the rows
+// off it are flagged.
+void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double factor_raw, McdResult& result) {
+  // Fewer than 2 rows within 1e-8 of a plane of singular data (data of large magnitude): the
+  // moments of all rows rather than of none.
+  const Moments on = moments_of_rows(X, plane.rows.size() >= 2 ? std::span<const std::size_t>(plane.rows) : std::span<const std::size_t>());
+  result.exact_fit = true;
+  result.exact_fit_message = hyperplane_message(plane, result.h, result.n);
+  result.hyperplane.assign(plane.normal.data(), plane.normal.data() + plane.normal.size());
+  result.raw_center = result.center = on.center;
+  result.raw_covariance = result.covariance = factor_raw * on.covariance;
+  result.log_det = -std::numeric_limits<double>::infinity();
+  result.distances.resize(0);
+  result.raw_distances.resize(0);
+  std::vector<bool> is_on(result.n, false);
+  for (const std::size_t r : plane.rows) is_on[r] = true;
+  result.flagged.clear();
+  for (std::size_t i = 0; i < result.n; ++i)
+    if (!is_on[i]) result.flagged.push_back(i + 1);
+}
+
+// One reweighting step (robustbase's cov.wt with 0/1 weights mah < qchisq(0.975, p)), then the
+// robust distances and flags. `reweighted_factor(sum_w)` corrects the reweighted covariance.
+template <class Factor>
+void reweight(const Eigen::MatrixXd& X, McdResult& result, Factor&& reweighted_factor) {
+  const auto p = static_cast<std::size_t>(X.cols());
+  const double cutoff2 = result.cutoff * result.cutoff;
+  const auto raw_llt = factor(result.raw_covariance, 0);
+  if (!raw_llt) throw std::runtime_error("the raw MCD covariance is not positive definite");
+  const Eigen::VectorXd raw_mah = squared_distances(X, result.raw_center, *raw_llt);
+  const std::vector<std::size_t> kept = common::rows_where(result.n, [&](std::size_t i) { return raw_mah(idx(i)) < cutoff2; });
+  Moments rew = moments_of_rows(X, kept);
+  bool singular = kept.size() < 2;
+  for (Index j = 0; j < rew.covariance.cols() && !singular; ++j) singular = (rew.covariance.col(j).array() == 0).all();
+  if (!singular && kept.size() != result.n) rew.covariance *= reweighted_factor(static_cast<double>(kept.size()));
+  result.center = rew.center;
+  result.covariance = rew.covariance;
+  Eigen::VectorXd mah = raw_mah;
+  if (!singular) {
+    const auto llt = factor(rew.covariance, 0);
+    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) mah = squared_distances(X, rew.center, *llt);
+  }
+  result.raw_distances = raw_mah.cwiseSqrt();
+  result.distances = mah.cwiseSqrt();
+  result.flagged.clear();
+  for (std::size_t i = 0; i < result.n; ++i)
+    if (!(mah(idx(i)) < cutoff2)) result.flagged.push_back(i + 1);
+}
+
+// alpha = 1 (h = n): the classical estimate, reweighted with the consistency factor only.
+void classical(const Eigen::MatrixXd& X, McdResult& result) {
+  const auto p = static_cast<std::size_t>(X.cols());
+  const Moments all = moments_of_rows(X, {});
+  result.raw_center = all.center;
+  result.raw_covariance = all.covariance;
+  result.best_subset.resize(result.n);
+  for (std::size_t i = 0; i < result.n; ++i) result.best_subset[i] = i + 1;
+  const auto llt = factor(all.covariance, singular_pivot(p));
+  if (!llt) {
+    Hyperplane plane = hyperplane_of(X, all.center, all.covariance);
+    plane.code = 1;
+    describe_exact_fit(X, std::move(plane), 1.0, result);
+    return;
+  }
+  result.log_det = log_det(*llt);
+  reweight(X, result, [&](double sum_w) { return mcd_consistency(p, sum_w / static_cast<double>(result.n)); });
+}
+
+// p = 1: the exact univariate MCD (robustbase's rfmcduni): the h consecutive order statistics
+// of smallest variance.
+void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result) {
+  const std::size_t n = result.n, h = result.h;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return X(idx(a), 0) < X(idx(b), 0); });
+  // Window sums about the median: no cancellation for data far from 0.
+  const double shift = X(idx(order[n / 2]), 0);
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = X(idx(order[i]), 0) - shift;
+  double sum = 0, squares = 0;
+  for (std::size_t i = 0; i < h; ++i) {
+    sum += x[i];
+    squares += x[i] * x[i];
+  }
+  const double hd = static_cast<double>(h);
+  double best_ss = squares - sum * sum / hd, best_sum = sum;
+  std::size_t best_start = 0;
+  for (std::size_t s = 1; s + h <= n; ++s) {
+    sum += x[s + h - 1] - x[s - 1];
+    squares += x[s + h - 1] * x[s + h - 1] - x[s - 1] * x[s - 1];
+    const double ss = squares - sum * sum / hd;
+    if (ss < best_ss) {
+      best_ss = ss;
+      best_sum = sum;
+      best_start = s;
+    }
+  }
+  // The winning window's sums again, directly (the running sums drift).
+  const double center = best_sum / hd + shift;
+  double ss = 0;
+  std::vector<std::size_t> window(order.begin() + static_cast<std::ptrdiff_t>(best_start),
+                                  order.begin() + static_cast<std::ptrdiff_t>(best_start + h));
+  for (const std::size_t r : window) ss += (X(idx(r), 0) - center) * (X(idx(r), 0) - center);
+  std::sort(window.begin(), window.end());
+  result.best_subset = one_based(window);
+  result.raw_center = Eigen::VectorXd::Constant(1, center);
+  const double raw_variance = factor_raw * ss / hd;  // robustbase: the window's variance with divisor h
+  result.raw_covariance = Eigen::MatrixXd::Constant(1, 1, raw_variance);
+  // robustbase's criterion: log of the h smallest squared deviations from the center / (h - 1).
+  const Eigen::VectorXd deviations = (X.col(0).array() - center).square();
+  const double trimmed = selection::trimmed_sum_parallel<double>(values_of(deviations), h);
+  result.log_det = std::log(trimmed / std::max(1.0, hd - 1));
+  if (std::sqrt(raw_variance) < kExactScale) {
+    result.exact_fit = true;
+    result.exact_fit_message = "Initial scale 0 because more than 'h' (=" + std::to_string(h) + ") observations are identical.";
+    result.center = result.raw_center;
+    result.raw_covariance = result.covariance = Eigen::MatrixXd::Zero(1, 1);
+    result.log_det = -std::numeric_limits<double>::infinity();
+    result.hyperplane = {1.0};
+    result.flagged.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(std::abs(X(idx(i), 0) - center) < kExactScale)) result.flagged.push_back(i + 1);
+    return;
+  }
+  reweight(X, result, [&](double sum_w) {
+    return mcd_consistency(1, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(1, n, result.alpha);
+  });
+}
+
+// Column medians (the mean of the two middle values for even n, as R's median) and MADs as
+// robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median.
+void medians_and_mads(const Eigen::MatrixXd& X, std::size_t h, Eigen::VectorXd& median, Eigen::VectorXd& mad) {
+  const auto n = static_cast<std::size_t>(X.rows());
+  median.resize(X.cols());
+  mad.resize(X.cols());
+  common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
+    std::vector<double> v(X.col(idx(j)).data(), X.col(idx(j)).data() + n);
+    const auto middle = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+    std::nth_element(v.begin(), middle, v.end());
+    double m = *middle;
+    if (n % 2 == 0) m = (m + *std::max_element(v.begin(), middle)) / 2;
+    for (double& x : v) x = std::abs(x - m);
+    const auto kth = v.begin() + static_cast<std::ptrdiff_t>(h - 1);
+    std::nth_element(v.begin(), kth, v.end());
+    median(idx(j)) = m;
+    mad(idx(j)) = *kth;
+  });
+}
+
+void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double factor_raw, McdResult& result) {
+  const std::size_t n = result.n, p = result.p, h = result.h;
+  const double pivot = singular_pivot(p);
+  // robustbase: a singular covariance of all the data is an exact fit.
+  const Moments all = moments_of_rows(X, {});
+  if (!factor(all.covariance, pivot)) {
+    Hyperplane plane = hyperplane_of(X, all.center, all.covariance);
+    plane.code = 1;
+    describe_exact_fit(X, std::move(plane), factor_raw, result);
+    return;
+  }
+  // Standardize by column medians and MADs (the h-th smallest absolute deviation); a MAD of
+  // zero means more than h equal values in that column: an exact fit.
+  Eigen::VectorXd median, mad;
+  medians_and_mads(X, h, median, mad);
+  for (std::size_t j = 0; j < p; ++j) {
+    if (mad(idx(j)) < pivot) {
+      Hyperplane plane;
+      plane.code = 3;
+      plane.variable = j;
+      plane.normal = Eigen::VectorXd::Unit(idx(p), idx(j));
+      for (std::size_t i = 0; i < n; ++i)
+        if (std::abs(X(idx(i), idx(j)) - median(idx(j))) < kOnHyperplane) plane.rows.push_back(i);
+      describe_exact_fit(X, std::move(plane), factor_raw, result);
+      return;
+    }
+  }
+  ModelData data;
+  data.intercept = false;
+  data.X = (X.rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
+  data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
+  auto engine = make_engine(data, options.backend, options.selection);
+  result.backend = engine->backend_name();
+  McdSteps steps(data.X, h);
+  PhaseTimings timings;
+  const SearchOutcome search = concentration_search(steps, *engine, h, options.subsets, options.seed, kMcdPlan, timings);
+  result.subsets_tried = search.tried;
+  result.singular_subsets = search.singular;
+  if (const auto& plane = steps.exact_fit()) {
+    Hyperplane original = *plane;  // back to the data's units: a^T D^-1 (x - m)
+    original.normal = plane->normal.cwiseQuotient(mad).normalized();
+    describe_exact_fit(X, std::move(original), factor_raw, result);
+    return;
+  }
+  // The best h-subset under the best candidate; its mean and covariance in the data's units.
+  const Moments best = unpack(search.best, p);
+  const Eigen::VectorXd d = squared_distances(data.X, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance));
+  std::vector<std::size_t> subset = selection::smallest_h_parallel<double>(values_of(d), h).rows;
+  const Moments raw = moments_of_rows(X, subset);
+  result.best_subset = one_based(std::move(subset));
+  result.raw_center = raw.center;
+  result.raw_covariance = factor_raw * raw.covariance;
+  const auto llt = factor(raw.covariance, 0);
+  result.log_det = llt ? log_det(*llt) : -std::numeric_limits<double>::infinity();
+  reweight(X, result, [&](double sum_w) {
+    return mcd_consistency(p, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(p, n, result.alpha);
+  });
+}
+
+}  // namespace
+}  // namespace detail
+
+McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
+  const auto n = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
+  if (p == 0) throw std::invalid_argument("MCD needs at least one variable");
+  for (Eigen::Index j = 0; j < X.cols(); ++j)
+    for (Eigen::Index i = 0; i < X.rows(); ++i)
+      if (!std::isfinite(X(i, j)))
+        throw std::invalid_argument("value in row " + std::to_string(i + 1) + ", variable " + std::to_string(j + 1) +
+                                    " is not finite");
+  if (!(options.alpha >= 0.5 && options.alpha <= 1))
+    throw std::invalid_argument("alpha = " + std::to_string(options.alpha) + " is out of range: it must lie in [0.5, 1]");
+  if (options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
+  if (n <= p + 1)
+    throw std::invalid_argument("MCD needs more than p + 1 observations: n = " + std::to_string(n) + ", p = " +
+                                std::to_string(p) + " variables");
+  McdResult result;
+  result.n = n;
+  result.p = p;
+  result.alpha = options.alpha;
+  result.h = h_alpha_n(options.alpha, n, p);
+  result.backend = "cpu";
+  if (result.h <= p || result.h > n)
+    throw std::invalid_argument("h = " + std::to_string(result.h) + " is out of range for MCD: it must lie in [" +
+                                std::to_string(p + 1) + ", " + std::to_string(n) + "]");
+  result.cutoff = std::sqrt(detail::qchisq(0.975, static_cast<double>(p)));
+  const Eigen::MatrixXd data = X;
+  if (result.h == n) {
+    detail::classical(data, result);
+    return result;
+  }
+  const double factor_raw = detail::mcd_consistency(p, static_cast<double>(result.h) / static_cast<double>(n)) *
+                            detail::mcd_small_sample_raw(p, n, options.alpha);
+  if (p == 1) {
+    detail::univariate(data, factor_raw, result);
+  } else {
+    detail::multivariate(data, options, factor_raw, result);
+  }
+  return result;
+}
+
+}  // namespace robustfit::regression

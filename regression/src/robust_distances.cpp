@@ -1,0 +1,24 @@
+#include "robust_distances.hpp"
+
+#include "robustfit/regression/mcd.hpp"
+
+namespace robustfit::regression::detail {
+
+void fill_robust_distances(const ModelData& data, const LtsOptions& options, double alpha, FitResult& result) {
+  const Eigen::Index first = data.intercept ? 1 : 0;
+  const Eigen::Index q = data.X.cols() - first;
+  result.robust_distances.clear();
+  result.rd_cutoff = 0;
+  if (q == 0 || data.X.rows() <= q + 1) return;
+  McdOptions mcd;
+  mcd.alpha = alpha;
+  mcd.seed = options.seed;
+  mcd.backend = options.backend;
+  mcd.selection = options.selection;
+  const McdResult fit = fit_mcd(data.X.rightCols(q), mcd);
+  result.rd_cutoff = fit.cutoff;
+  if (fit.exact_fit) return;
+  result.robust_distances.assign(fit.distances.data(), fit.distances.data() + fit.distances.size());
+}
+
+}  // namespace robustfit::regression::detail
