@@ -9,10 +9,20 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 namespace robustfit::regression::cuda {
+
+// CUDA grids hold at most 65535 blocks in y. Kernels with one grid row per candidate column
+// are launched over slices of at most that many columns: body(first_column, count).
+inline constexpr std::size_t kMaxGridY = 65535;
+template <class Body>
+void for_column_slices(std::size_t columns, Body&& body) {
+  for (std::size_t first = 0; first < columns; first += kMaxGridY)
+    body(first, static_cast<unsigned>(std::min(kMaxGridY, columns - first)));
+}
 
 // R(:, j) = y - X(:, first_col:) * B(first_col:, j) for m candidates (n x m, ld n): one GEMM
 // (cublasSgemm / cublasDgemm). first_col = 1 leaves out the intercept column (LMS intercept

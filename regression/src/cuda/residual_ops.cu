@@ -29,13 +29,13 @@ __global__ void square_kernel(Scalar* v, std::size_t count) {
 constexpr std::size_t kSumChunk = 16384;
 
 template <class Scalar>
-__global__ void chunk_sums_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, const Scalar* t,
-                                  double* partial_sum, long long* partial_count) {
+__global__ void chunk_sums_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, std::size_t first_column,
+                                  const Scalar* t, double* partial_sum, long long* partial_count) {
   using Reduce = cub::BlockReduce<double, kThreads>;
   using Count = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage reduce_storage;
   __shared__ typename Count::TempStorage count_storage;
-  const std::size_t c = blockIdx.x, j = blockIdx.y;
+  const std::size_t c = blockIdx.x, j = first_column + blockIdx.y;
   const Scalar threshold = t[j];
   const Scalar* column = R2 + j * n;
   const std::size_t end = min(n, (c + 1) * kSumChunk);
@@ -116,9 +116,11 @@ void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar
   const std::size_t chunks = (n + kSumChunk - 1) / kSumChunk;
   double* partial_sum = d_scratch;
   auto* partial_count = reinterpret_cast<long long*>(d_scratch + m * chunks);
-  chunk_sums_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(m)), kThreads, 0, stream>>>(
-      d_R2, n, chunks, d_t, partial_sum, partial_count);
-  CUDA_CHECK_LAUNCH();
+  for_column_slices(m, [&](std::size_t first, unsigned count) {
+    chunk_sums_kernel<<<dim3(static_cast<unsigned>(chunks), count), kThreads, 0, stream>>>(d_R2, n, chunks, first, d_t,
+                                                                                         partial_sum, partial_count);
+    CUDA_CHECK_LAUNCH();
+  });
   column_sums_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       m, chunks, d_t, h, partial_sum, partial_count, d_objective, d_below);
   CUDA_CHECK_LAUNCH();

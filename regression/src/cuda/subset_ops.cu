@@ -20,11 +20,11 @@ constexpr int kMaxPairsPerThread = 8;  // (p+1)(p+2)/2 <= 8 * 256: p up to 62
 constexpr std::size_t kSubsetChunk = 8192;
 
 template <class Scalar>
-__global__ void chunk_counts_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, const Scalar* t,
-                                    int* less, int* ties) {
+__global__ void chunk_counts_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, std::size_t first_column,
+                                    const Scalar* t, int* less, int* ties) {
   using Reduce = cub::BlockReduce<int, kThreads>;
   __shared__ typename Reduce::TempStorage storage;
-  const std::size_t c = blockIdx.x, j = blockIdx.y;
+  const std::size_t c = blockIdx.x, j = first_column + blockIdx.y;
   const Scalar threshold = t[j];
   const Scalar* column = R2 + j * n;
   const std::size_t end = min(n, (c + 1) * kSubsetChunk);
@@ -60,13 +60,13 @@ __global__ void chunk_offsets_kernel(std::size_t m, std::size_t chunks, const st
 }
 
 template <class Scalar>
-__global__ void write_rows_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, const Scalar* t,
+__global__ void write_rows_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, std::size_t first_column, const Scalar* t,
                                   const std::int64_t* below, std::size_t h, const int* taken_before,
                                   const int* ties_before, std::int32_t* rows) {
   using Scan = cub::BlockScan<int, kThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int carry_taken, carry_ties;
-  const std::size_t c = blockIdx.x, j = blockIdx.y;
+  const std::size_t c = blockIdx.x, j = first_column + blockIdx.y;
   const Scalar threshold = t[j];
   const long long ties_wanted = static_cast<long long>(h) - below[j];
   const Scalar* column = R2 + j * n;
@@ -108,10 +108,10 @@ __device__ void pair_to_entry(std::size_t pair, std::size_t& a, std::size_t& b) 
 }
 
 template <class Scalar>
-__global__ void gram_kernel(const Scalar* X, const Scalar* y, std::size_t n, std::size_t p,
+__global__ void gram_kernel(const Scalar* X, const Scalar* y, std::size_t n, std::size_t p, std::size_t first_column,
                             const std::int32_t* rows, std::size_t h, double* partial) {
   extern __shared__ double tile[];  // kGramRowsPerTile x (p + 1)
-  const std::size_t q = p + 1, pairs = q * (q + 1) / 2, j = blockIdx.y;
+  const std::size_t q = p + 1, pairs = q * (q + 1) / 2, j = first_column + blockIdx.y;
   const std::int32_t* column_rows = rows + j * h;
   const std::size_t begin = std::size_t{blockIdx.x} * kGramRowsPerBlock;
   const std::size_t end = min(h, begin + kGramRowsPerBlock);
@@ -179,13 +179,18 @@ void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scala
   const std::size_t chunks = (n + kSubsetChunk - 1) / kSubsetChunk;
   int* less = d_scratch;
   int* ties = d_scratch + m * chunks;
-  const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(m));
-  chunk_counts_kernel<<<grid, kThreads, 0, stream>>>(d_R2, n, chunks, d_t, less, ties);
-  CUDA_CHECK_LAUNCH();
+  for_column_slices(m, [&](std::size_t first, unsigned count) {
+    chunk_counts_kernel<<<dim3(static_cast<unsigned>(chunks), count), kThreads, 0, stream>>>(d_R2, n, chunks, first, d_t,
+                                                                                          less, ties);
+    CUDA_CHECK_LAUNCH();
+  });
   chunk_offsets_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(m, chunks, d_below, h, less, ties);
   CUDA_CHECK_LAUNCH();
-  write_rows_kernel<<<grid, kThreads, 0, stream>>>(d_R2, n, chunks, d_t, d_below, h, less, ties, d_rows);
-  CUDA_CHECK_LAUNCH();
+  for_column_slices(m, [&](std::size_t first, unsigned count) {
+    write_rows_kernel<<<dim3(static_cast<unsigned>(chunks), count), kThreads, 0, stream>>>(d_R2, n, chunks, first, d_t,
+                                                                                        d_below, h, less, ties, d_rows);
+    CUDA_CHECK_LAUNCH();
+  });
 }
 
 std::size_t augmented_gram_scratch(std::size_t p, std::size_t h, std::size_t m) {
@@ -202,9 +207,11 @@ void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::si
     throw std::invalid_argument("the CUDA engine supports at most 62 coefficients");
   CUDA_CHECK(cudaMemsetAsync(d_G, 0, sizeof(double) * q * q * m, stream));
   const std::size_t blocks = (h + kGramRowsPerBlock - 1) / kGramRowsPerBlock;
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(m));
-  gram_kernel<<<grid, kThreads, sizeof(double) * kGramRowsPerTile * q, stream>>>(d_X, d_y, n, p, d_rows, h, d_scratch);
-  CUDA_CHECK_LAUNCH();
+  for_column_slices(m, [&](std::size_t first, unsigned count) {
+    gram_kernel<<<dim3(static_cast<unsigned>(blocks), count), kThreads, sizeof(double) * kGramRowsPerTile * q, stream>>>(
+        d_X, d_y, n, p, first, d_rows, h, d_scratch);
+    CUDA_CHECK_LAUNCH();
+  });
   const std::size_t entries = m * q * (q + 1) / 2;
   gram_reduce_kernel<<<static_cast<unsigned>(std::min<std::size_t>((entries + kThreads - 1) / kThreads, 4096)), kThreads, 0, stream>>>(
       d_scratch, q, blocks, m, d_G);
