@@ -249,6 +249,7 @@ TEST(KnnCudaGemm, FilterChoice) {
   for (bool single : {true, false}) {
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 20, single));
     EXPECT_EQ(cuda::prefer_gemm_filter(Distance::euclidean, 4, 10, 1 << 18, single), single);
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 1000, 1 << 18, single));
     EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18, single));
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18, single));
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18, single));

@@ -18,13 +18,15 @@ namespace robustfit::neighbors::cuda {
 constexpr std::size_t kGemmMinFeatures = 16;
 constexpr std::size_t kGemmMinFeaturesFloat = 4;        // float, n <= kSmallDGemmMaxRows
 constexpr std::size_t kSmallDGemmMaxRows = std::size_t{1} << 18;
+constexpr std::size_t kSmallDGemmMaxNeed = 128;
 
 // need: neighbours searched per query (k, or k + 1 under leave-one-out); n training rows;
 // single: float precision (measured alike: the same threshold).
 inline bool prefer_gemm_filter(Distance metric, std::size_t d, std::size_t need, std::size_t n,
                                bool single) {
   if (metric != Distance::euclidean || 8 * need > n) return false;
-  return d >= kGemmMinFeatures || (single && d >= kGemmMinFeaturesFloat && n <= kSmallDGemmMaxRows);
+  return d >= kGemmMinFeatures || (single && d >= kGemmMinFeaturesFloat && n <= kSmallDGemmMaxRows &&
+                                  need <= kSmallDGemmMaxNeed);
 }
 
 }  // namespace robustfit::neighbors::cuda
