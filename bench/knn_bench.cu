@@ -6,7 +6,8 @@
 // the same shapes. Two times per shape: the wall time with the lists written into the host
 // vectors of the engine boundary (median_ms), and with the lists left on the device as torch
 // leaves its results (device_median_ms, ordered, same engine settings otherwise). The filter_*
-// shapes force the fused direct or the GEMM-form filter over d (the filter choice's measurements).
+// shapes force the fused direct or the GEMM-form filter over d (the filter choice's measurements);
+// the fp32gemm_* shapes run the float GEMM filter on full-float cuBLAS instead of TF32.
 //
 //   bench_knn_bench --out knn.csv [--reps 5] [--quick] [--no-scale] [--only NAME[,NAME...]]
 // (--only: just the shapes whose name starts with one of the NAMEs, e.g. target,grid_k)

@@ -566,7 +566,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
   }
 
   // cuBLAS (pedantic math: no TF32 or other reduced-precision shortcut, whatever the
-  // environment asks, so the bound holds) and the training rows' squared norms, once.
+  // environment asks, so the full-float bound holds; the TF32 handle has its own, wider bound) and the training rows' squared norms, once.
   void prepare_gemm() {
     if (cublas_) return;
     check_cublas(cublasCreate(&cublas_), "cublasCreate");
