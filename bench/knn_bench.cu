@@ -6,7 +6,8 @@
 // the same shapes. Two times per shape: the wall time with the lists written into the host
 // vectors of the engine boundary (median_ms), and with the lists left on the device as torch
 // leaves its results (device_median_ms, ordered, same engine settings otherwise). The filter_*
-// shapes force the fused direct or the GEMM-form filter over d (the filter choice's measurements).
+// shapes force the fused direct or the GEMM-form filter over d (the filter choice's measurements);
+// the fp32gemm_* shapes run the float GEMM filter on full-float cuBLAS instead of TF32.
 //
 //   bench_knn_bench --out knn.csv [--reps 5] [--quick] [--no-scale] [--only NAME[,NAME...]]
 // (--only: just the shapes whose name starts with one of the NAMEs, e.g. target,grid_k)
@@ -37,6 +38,7 @@ struct Shape {
   std::size_t m, n, d, k;
   bool loo = false;
   detail::KnnFilter filter = detail::KnnFilter::automatic;
+  bool tf32 = true;  // float GEMM filter on TF32 tensor cores (false: full float, pedantic)
 };
 
 RowMatrix uniform(std::size_t rows, std::size_t d, std::uint64_t seed) {
@@ -143,11 +145,15 @@ int main(int argc, char** argv) {
     for (std::size_t k : {1, 100, 1000}) shapes.push_back({"grid_k", 16 * K, 256 * K, 8, k});
     for (std::size_t m : {K, 64 * K}) shapes.push_back({"grid_m", m, 256 * K, 8, 10});
   }
-  for (std::size_t n : {16 * K, 256 * K})
-    for (std::size_t d : {4, 8, 16, 32, 64, 128}) {
+  for (std::size_t n : {16 * K, 256 * K, 1024 * K})
+    for (std::size_t d : {2, 4, 8, 16, 32, 64, 128}) {
+      if (n == 1024 * K && d > 8) continue;  // the filter choice below d = 16 at the 5x shape's n
       shapes.push_back({"filter_direct", 16 * K, n, d, 10, false, detail::KnnFilter::direct});
       shapes.push_back({"filter_gemm", 16 * K, n, d, 10, false, detail::KnnFilter::gemm});
     }
+  // The float GEMM filter on full-float cuBLAS instead of TF32 (the TF32 bound's price).
+  shapes.push_back({"fp32gemm_d128_k100", 16 * K, 256 * K, 128, 100, false, detail::KnnFilter::gemm, false});
+  shapes.push_back({"fp32gemm_d32", 16 * K, 1024 * K, 32, 10, false, detail::KnnFilter::gemm, false});
   shapes.push_back({"loo", 256 * K, 256 * K, 8, 50, true});
   if (scale) shapes.push_back({"scale_2^24x2^16", 64 * K, 16384 * K, 8, 10});
   if (!only.empty())
@@ -161,7 +167,7 @@ int main(int argc, char** argv) {
 
   std::ofstream out(out_path);
   out << "shape,precision,m,n,d,k,loo,reps,median_ms,min_ms,max_ms,distance_ms,selection_ms,"
-         "collect_ms,gemm_floor_ms,overflow_queries,unordered_median_ms,filter,device_median_ms\n";
+         "collect_ms,gemm_floor_ms,overflow_queries,unordered_median_ms,filter,device_median_ms,tf32_tiles\n";
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::cerr << "device: " << prop.name << "\n";
@@ -176,6 +182,7 @@ int main(int argc, char** argv) {
       try {
         detail::CudaKnnTuning tuning;
         tuning.filter = shape.filter;
+        tuning.gemm_tf32 = shape.tf32;
         auto engine = detail::make_cuda_knn_engine(train, Metric::euclidean, precision, tuning);
         const bool gemm = engine->filter_for(shape.k + (shape.loo ? 1 : 0)) == detail::KnnFilter::gemm;
         const std::optional<std::size_t> self = shape.loo ? std::optional<std::size_t>(0) : std::nullopt;
@@ -194,6 +201,7 @@ int main(int argc, char** argv) {
           sum.selection_s += t.selection_s;
           sum.collect_s += t.collect_s;
           sum.overflow_queries += t.overflow_queries;
+          sum.tf32_tiles += t.tf32_tiles;
         }
         // Unordered lists (what prediction asks for: no sort), on the target shapes only.
         std::vector<double> unordered;
@@ -227,18 +235,18 @@ int main(int argc, char** argv) {
                                       : gemm_floor_ms<double>(q.rows(), shape.n, shape.d, 3);
         std::sort(wall.begin(), wall.end());
         char line[640];
-        std::snprintf(line, sizeof line, "%s,%s,%zu,%zu,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.3f,%s,%.3f\n",
+        std::snprintf(line, sizeof line, "%s,%s,%zu,%zu,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.3f,%s,%.3f,%zu\n",
                       shape.name.c_str(), single ? "float" : "double", std::size_t(q.rows()), shape.n,
                       shape.d, shape.k, int(shape.loo), shape_reps, wall[wall.size() / 2], wall.front(),
                       wall.back(), sum.distance_s * 1e3 / shape_reps, sum.selection_s * 1e3 / shape_reps,
                       sum.collect_s * 1e3 / shape_reps, floor, sum.overflow_queries, unordered_ms,
-                      gemm ? "gemm" : "direct", device_only[device_only.size() / 2]);
+                      gemm ? "gemm" : "direct", device_only[device_only.size() / 2], sum.tf32_tiles);
         out << line << std::flush;
         std::cerr << line;
       } catch (const std::exception& e) {
         std::cerr << shape.name << " " << (single ? "float" : "double") << ": " << e.what() << "\n";
         out << shape.name << "," << (single ? "float" : "double") << "," << q.rows() << "," << shape.n
-            << "," << shape.d << "," << shape.k << "," << int(shape.loo) << ",0,error,,,,,,,,,,\n";
+            << "," << shape.d << "," << shape.k << "," << int(shape.loo) << ",0,error,,,,,,,,,,,\n";
       }
     }
   }

@@ -149,27 +149,76 @@ TEST(KnnCudaGemm, BoundHoldsAtExtremeMagnitudesDouble) {
   }
 }
 
+// Float: the GEMM filter on TF32 tensor cores (the default; inputs cut to 10 mantissa bits, the
+// bound widened for it) and on full-float cuBLAS must both give the fused filter's answer bit for
+// bit: the bound only decides candidates. Huge (1e17: squares near the top of the float range),
+// tiny (1e-19: products below the smallest normal float, flushed or not), a large offset with
+// small differences (near-total cancellation in |q|^2 + |x|^2 - 2 q.x), ties and duplicates.
 TEST(KnnCudaGemm, FloatEqualsTheFusedDirectFilterBitForBit) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const std::size_t n = 3000, m = 70;
-  for (std::size_t d : {std::size_t{2}, std::size_t{8}, std::size_t{64}, std::size_t{128}}) {
+  for (std::size_t d : {std::size_t{2}, std::size_t{8}, std::size_t{33}, std::size_t{128}}) {
     for (const Magnitude mag : {Magnitude{"unit", 1, 0}, Magnitude{"huge", 1e17, 0},
                                 Magnitude{"tiny", 1e-19, 0}, Magnitude{"offset", 1e-2, 1e3}}) {
       const RowMatrix train = planted(n, d, 7 + d, mag.scale, mag.offset);
       const RowMatrix queries = planted(m, d, 8 + d, mag.scale, mag.offset);
-      auto gemm = detail::make_cuda_knn_engine(train, Metric::euclidean, Precision::single_precision,
-                                               with_filter(KnnFilter::gemm));
       auto direct = detail::make_cuda_knn_engine(train, Metric::euclidean,
                                                  Precision::single_precision,
                                                  with_filter(KnnFilter::direct));
-      for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{300}}) {
-        const std::string what = std::string(mag.name) + " d=" + std::to_string(d) + " k=" + std::to_string(k);
-        expect_identical(gemm->nearest(queries, k, true, std::nullopt),
-                         direct->nearest(queries, k, true, std::nullopt), what);
-        expect_identical(gemm->nearest(train.topRows(m), k, true, std::size_t{0}),
-                         direct->nearest(train.topRows(m), k, true, std::size_t{0}), what + " LOO");
+      for (bool tf32 : {true, false}) {
+        CudaKnnTuning tuning = with_filter(KnnFilter::gemm);
+        tuning.gemm_tf32 = tf32;
+        auto gemm = detail::make_cuda_knn_engine(train, Metric::euclidean,
+                                                 Precision::single_precision, tuning);
+        for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{300}}) {
+          const std::string what = std::string(tf32 ? "tf32 " : "fp32 ") + mag.name +
+                                   " d=" + std::to_string(d) + " k=" + std::to_string(k);
+          expect_identical(gemm->nearest(queries, k, true, std::nullopt),
+                           direct->nearest(queries, k, true, std::nullopt), what);
+          expect_identical(sorted_lists(gemm->nearest(queries, k, false, std::nullopt)),
+                           direct->nearest(queries, k, true, std::nullopt), what + " unordered");
+          expect_identical(gemm->nearest(train.topRows(m), k, true, std::size_t{0}),
+                           direct->nearest(train.topRows(m), k, true, std::size_t{0}), what + " LOO");
+        }
+        // The path under test was the one taken.
+        if (tf32) EXPECT_GT(gemm->times().tf32_tiles, 0u) << mag.name << " d=" << d;
+        else EXPECT_EQ(gemm->times().tf32_tiles, 0u) << mag.name << " d=" << d;
       }
     }
+  }
+}
+
+// Subnormal float inputs may be flushed to zero by TF32 tensor cores (no relative bound covers
+// that): such training data or such a tile of queries takes the full-float GEMM, same answer.
+TEST(KnnCudaGemm, SubnormalInputsSkipTf32AndStayExact) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const std::size_t n = 2000, m = 40, d = 16;
+  const RowMatrix normal_train = planted(n, d, 21, 1e-17);
+  RowMatrix subnormal_train = normal_train;
+  subnormal_train(5, 3) = 3e-40;  // below the smallest normal float, still nonzero in float
+  RowMatrix queries = planted(m, d, 22, 1e-17);
+  RowMatrix subnormal_queries = queries;
+  subnormal_queries(2, 7) = -5e-41;
+  struct Case {
+    const char* name;
+    const RowMatrix& train;
+    const RowMatrix& queries;
+    bool tf32;
+  };
+  for (const Case& c : {Case{"normal", normal_train, queries, true},
+                        Case{"subnormal train", subnormal_train, queries, false},
+                        Case{"subnormal queries", normal_train, subnormal_queries, false}}) {
+    auto gemm = detail::make_cuda_knn_engine(c.train, Metric::euclidean,
+                                             Precision::single_precision,
+                                             with_filter(KnnFilter::gemm));
+    auto direct = detail::make_cuda_knn_engine(c.train, Metric::euclidean,
+                                               Precision::single_precision,
+                                               with_filter(KnnFilter::direct));
+    for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{200}})
+      expect_identical(gemm->nearest(c.queries, k, true, std::nullopt),
+                       direct->nearest(c.queries, k, true, std::nullopt),
+                       std::string(c.name) + " k=" + std::to_string(k));
+    EXPECT_EQ(gemm->times().tf32_tiles > 0, c.tf32) << c.name;
   }
 }
 
@@ -199,11 +248,14 @@ TEST(KnnCudaGemm, FilterChoice) {
   using cuda::Distance;
   for (bool single : {true, false}) {
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 20, single));
+    EXPECT_EQ(cuda::prefer_gemm_filter(Distance::euclidean, 4, 10, 1 << 18, single), single);
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 1000, 1 << 18, single));
     EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18, single));
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18, single));
     EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18, single));
     EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 16, 10, 1 << 14, single));
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 14, single));
+    EXPECT_EQ(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 14, single), single);
+    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 2, 10, 1 << 14, single));
   }
 }
 

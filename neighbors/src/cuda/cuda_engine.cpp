@@ -27,6 +27,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -55,6 +56,7 @@ constexpr std::size_t kLargeKSampleRank = 64;  // large k: expected sample rows 
 constexpr double kLargeKSigmas = 3;
 constexpr std::size_t kMaxBudgetBytes = std::size_t{96} << 30;
 constexpr std::size_t kGemmChunkRows = 32768;  // training rows per dot-product block (GEMM path)
+constexpr std::size_t kMaxTf32Features = 65536;  // the TF32 bound's d u terms stay small
 
 enum Slot : std::size_t {
   kQueries, kSelf, kSampleBlock, kThresholds, kCounts, kCandRows, kCandDistances, kTau,
@@ -81,6 +83,29 @@ void gemm_dots(cublasHandle_t handle, const float* a, std::size_t rows, const fl
                            int(d), b, int(d), &zero, c, int(rows)),
                "cublasSgemm");
 }
+// The same on TF32 tensor cores (float accumulation), for the widened bound.
+void gemm_dots_tf32(cublasHandle_t handle, const float* a, std::size_t rows, const float* b,
+                    std::size_t cols, std::size_t d, float* c) {
+  const float one = 1, zero = 0;
+  check_cublas(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(rows), int(cols), int(d), &one, a,
+                            CUDA_R_32F, int(d), b, CUDA_R_32F, int(d), &zero, c, CUDA_R_32F,
+                            int(rows), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmEx (TF32)");
+}
+void gemm_dots_tf32(cublasHandle_t, const double*, std::size_t, const double*, std::size_t,
+                    std::size_t, double*) {
+  throw std::logic_error("CUDA kNN engine: TF32 dot products asked for in double");
+}
+
+// True when no value is a nonzero below the smallest normal float: TF32 tensor cores may flush
+// such inputs to zero, an error no relative bound covers (the TF32 path is then not taken).
+template <class T>
+bool no_subnormals(const T* values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i)
+    if (values[i] != T(0) && std::abs(values[i]) < T(std::numeric_limits<float>::min())) return false;
+  return true;
+}
+
 void gemm_dots(cublasHandle_t handle, const double* a, std::size_t rows, const double* b,
                std::size_t cols, std::size_t d, double* c) {
   const double one = 1, zero = 0;
@@ -138,29 +163,71 @@ struct TileJob {
   std::vector<std::size_t> queries;  // indices into the caller's query matrix
 };
 
+// Host threads per output vector for sizing and filling the lists (the rows and distances
+// vectors are handled at the same time): half the hardware threads, 1 to 8 of them.
+unsigned host_workers() {
+  return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+}
+
+// fn(begin, end) over `workers` contiguous parts of [0, count), at the same time.
+template <class F>
+void in_parts(std::size_t count, unsigned workers, const F& fn) {
+  if (workers <= 1 || count < 2) {
+    fn(std::size_t{0}, count);
+    return;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(workers - 1);
+  const auto join = [&threads] {
+    for (auto& t : threads) t.join();
+  };
+  try {
+    for (unsigned w = 1; w < workers; ++w)
+      threads.emplace_back([&fn, count, workers, w] {
+        fn(count * w / workers, count * (w + 1) / workers);
+      });
+  } catch (...) {  // no thread to be had: this one does the rest
+    join();
+    const unsigned started = static_cast<unsigned>(threads.size()) + 1;
+    fn(count * started / workers, count);
+    fn(std::size_t{0}, count / workers);
+    return;
+  }
+  fn(std::size_t{0}, count / workers);
+  join();
+}
+
 // Sizes an output vector to `count` copies of `value`. The lists of large k run to a GB
-// (2^16 queries x k = 1000 x 16 bytes), and faulting in that much fresh memory 4 KB at a time
-// cost more than the whole device search on the H200 host, so large buffers ask for
-// transparent huge pages before they are first touched (a hint; ignored where unsupported).
+// (2^16 queries x k = 1000 x 16 bytes), and faulting in that much fresh memory cost more than
+// the whole device search on the H200 host, so large buffers ask for transparent huge pages and
+// have their pages faulted in by `workers` threads (one byte a page, in the reserved storage)
+// before the single-threaded fill, which then runs over memory that is already mapped.
 template <class V>
-void assign_output(std::vector<V>& out, std::size_t count, V value) {
+void assign_output(std::vector<V>& out, std::size_t count, V value, unsigned workers) {
   out.reserve(count);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const std::size_t bytes = count * sizeof(V);
   constexpr std::size_t kHuge = std::size_t{2} << 20;
-  if (count * sizeof(V) >= 4 * kHuge) {
+  if (bytes >= 4 * kHuge) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
     const auto begin = reinterpret_cast<std::uintptr_t>(out.data());
     const std::uintptr_t first = (begin + kHuge - 1) / kHuge * kHuge;
-    const std::uintptr_t last = (begin + count * sizeof(V)) / kHuge * kHuge;
+    const std::uintptr_t last = (begin + bytes) / kHuge * kHuge;
     if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-  }
 #endif
+    auto* storage = reinterpret_cast<volatile unsigned char*>(out.data());
+    constexpr std::size_t kPage = 4096;
+    in_parts(bytes / kPage, workers, [storage](std::size_t from, std::size_t to) {
+      for (std::size_t p = from; p < to; ++p) storage[p * kPage] = 0;
+    });
+  }
   out.assign(count, value);
 }
 
 // Moves each tile's lists into the result vectors while the GPU works on the next tile: the
-// lists are copied on a copy stream into one of two pinned staging buffers, then two host threads
-// (rows, distances) copy the queries that are done into the vectors. The vectors are sized (their
-// first touch, the costly part of a GB of output) by the same two threads while tile 0 runs.
+// lists are copied on a copy stream into one of two pinned staging buffers, then host threads
+// (host_workers() per vector, rows and distances at once) copy the queries that are done into the
+// vectors. The vectors are sized (their first touch, the costly part of a GB of output) by as
+// many threads while tile 0 runs.
 // Every query is done in exactly one tile, so concurrent copies never write the same entries.
 class ListWriter {
  public:
@@ -171,13 +238,14 @@ class ListWriter {
   };
 
   ListWriter(NeighborLists& out, Staging (&staging)[2], cudaStream_t copy_stream)
-      : out_(out), staging_(staging), copy_stream_(copy_stream) {
+      : out_(out), staging_(staging), copy_stream_(copy_stream), workers_(host_workers()) {
     const std::size_t count = out.queries * out.k;
-    rows_sized_ = std::async(std::launch::async, [&out, count] {
-                    assign_output<std::int64_t>(out.rows, count, -1);
+    const unsigned workers = workers_;
+    rows_sized_ = std::async(std::launch::async, [&out, count, workers] {
+                    assign_output<std::int64_t>(out.rows, count, -1, workers);
                   }).share();
-    distances_sized_ = std::async(std::launch::async, [&out, count] {
-                         assign_output<double>(out.distances, count, 0.0);
+    distances_sized_ = std::async(std::launch::async, [&out, count, workers] {
+                         assign_output<double>(out.distances, count, 0.0, workers);
                        }).share();
   }
   ~ListWriter() {
@@ -212,17 +280,19 @@ class ListWriter {
     auto shared_indices = std::make_shared<const std::vector<std::size_t>>(std::move(indices));
     auto shared_done = std::make_shared<const std::vector<char>>(std::move(done));
     const cudaEvent_t copied = st.copied;
+    const unsigned workers = entries * sizeof(double) >= (std::size_t{8} << 20) ? workers_ : 1u;
     // Each job waits on its own copy of the shared future (one object must not be shared).
     st.rows_job = std::async(std::launch::async,
                              [=, sized = rows_sized_, &out = out_.rows] {
                                sized.get();
-                               copy_done(copied, rows, out.data(), *shared_indices, *shared_done, k);
+                               copy_done(copied, rows, out.data(), *shared_indices, *shared_done, k,
+                                         workers);
                              });
     st.distances_job = std::async(std::launch::async,
                                   [=, sized = distances_sized_, &out = out_.distances] {
                                     sized.get();
                                     copy_done(copied, distances, out.data(), *shared_indices,
-                                              *shared_done, k);
+                                              *shared_done, k, workers);
                                   });
     return copied;
   }
@@ -241,24 +311,27 @@ class ListWriter {
   template <class V>
   static void copy_done(cudaEvent_t copied, const V* from, V* to,
                         const std::vector<std::size_t>& indices, const std::vector<char>& done,
-                        std::size_t k) {
+                        std::size_t k, unsigned workers) {
     RF_KNN_CUDA(cudaEventSynchronize(copied));
-    for (std::size_t i = 0; i < indices.size();) {
-      if (!done[i]) {
-        ++i;
-        continue;
+    in_parts(indices.size(), workers, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end;) {
+        if (!done[i]) {
+          ++i;
+          continue;
+        }
+        std::size_t run = 1;  // consecutive done queries with consecutive indices: one memcpy
+        while (i + run < end && done[i + run] && indices[i + run] == indices[i] + run) ++run;
+        std::memcpy(to + indices[i] * k, from + i * k, run * k * sizeof(V));
+        i += run;
       }
-      std::size_t run = 1;  // consecutive done queries with consecutive indices: one memcpy
-      while (i + run < indices.size() && done[i + run] && indices[i + run] == indices[i] + run) ++run;
-      std::memcpy(to + indices[i] * k, from + i * k, run * k * sizeof(V));
-      i += run;
-    }
+    });
   }
 
   NeighborLists& out_;
   Staging (&staging_)[2];
   cudaStream_t copy_stream_;
   std::shared_future<void> rows_sized_, distances_sized_;
+  unsigned workers_;  // host threads per vector
   int next_ = 0;
 };
 
@@ -279,6 +352,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
     RF_KNN_CUDA(cudaEventCreateWithFlags(&listed_, cudaEventDisableTiming));
     for (auto& st : staging_) RF_KNN_CUDA(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming));
     std::vector<T> host(train.data(), train.data() + n_ * d_);
+    train_tf32_ok_ = sizeof(T) == sizeof(float) && d_ <= kMaxTf32Features &&
+                     no_subnormals(host.data(), host.size());
     RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_), host.size() * sizeof(T)));
     // On the engine's own stream, then waited for: a plain cudaMemcpy runs on the legacy default
     // stream, which a non-blocking stream does not wait for, and may return before the DMA from
@@ -296,6 +371,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
   }
   ~CudaEngineImpl() override {
     if (cublas_) cublasDestroy(cublas_);
+    if (cublas_tf32_) cublasDestroy(cublas_tf32_);
     cudaFree(train_norms_);
     cudaFree(train_);
     cudaFree(device_rows_);
@@ -490,12 +566,18 @@ class CudaEngineImpl final : public CudaKnnEngine {
   }
 
   // cuBLAS (pedantic math: no TF32 or other reduced-precision shortcut, whatever the
-  // environment asks, so the bound holds) and the training rows' squared norms, once.
+  // environment asks, so the full-float bound holds; the TF32 handle has its own, wider bound) and the training rows' squared norms, once.
   void prepare_gemm() {
     if (cublas_) return;
     check_cublas(cublasCreate(&cublas_), "cublasCreate");
     check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
     check_cublas(cublasSetMathMode(cublas_, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+    if (sizeof(T) == sizeof(float) && tuning_.gemm_tf32 && train_tf32_ok_) {
+      // A handle of its own: the compute type asks for TF32, the pedantic one could refuse it.
+      check_cublas(cublasCreate(&cublas_tf32_), "cublasCreate");
+      check_cublas(cublasSetStream(cublas_tf32_, stream_), "cublasSetStream");
+      check_cublas(cublasSetMathMode(cublas_tf32_, CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode");
+    }
     RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_norms_), n_ * sizeof(T)));
     cuda::squared_norms(train_, n_, d_, train_norms_, stream_);
     RF_KNN_CUDA(cudaStreamSynchronize(stream_));
@@ -564,7 +646,13 @@ class CudaEngineImpl final : public CudaKnnEngine {
       std::copy(row, row + d_, host_queries.begin() + std::ptrdiff_t(i * d_));
       if (self_from) host_self[i] = Row(*self_from + indices[i]);
     }
+    const bool tf32 = gemm && cublas_tf32_ && no_subnormals(host_queries.data(), host_queries.size());
+    const T tf32_factor = tf32 ? T(cuda::tf32_bound_factor(d_)) : T(0);
     T* d_queries = workspace_.device_as<T>(kQueries, mt * d_);
+    const auto dots = [&](const T* rows_of, std::size_t rows, T* into) {
+      if (tf32) gemm_dots_tf32(cublas_tf32_, rows_of, rows, d_queries, mt, d_, into);
+      else gemm_dots(cublas_, rows_of, rows, d_queries, mt, d_, into);
+    };
     Row* d_self = self_from ? workspace_.device_as<Row>(kSelf, mt) : nullptr;
     T* d_thresholds = workspace_.device_as<T>(kThresholds, mt);
     auto* d_counts = workspace_.device_as<unsigned>(kCounts, mt);
@@ -597,10 +685,10 @@ class CudaEngineImpl final : public CudaKnnEngine {
       const Row* d_sample_ids = workspace_.device_as<Row>(kSampleIds, s);
       const T* d_sample_rows = workspace_.device_as<T>(kSampleRows, s * d_);
       if (gemm) {  // upper bounds of THE direct distance: a valid threshold as well
-        gemm_dots(cublas_, d_sample_rows, s, d_queries, mt, d_, d_block);
+        dots(d_sample_rows, s, d_block);
         cuda::dots_to_upper_bounds(d_block, s, mt, s, d_, d_query_norms,
                                    workspace_.device_as<T>(kSampleNorms, s), d_sample_ids,
-                                   d_self, stream_);
+                                   d_self, tf32_factor, stream_);
       } else {
         cuda::block_distances(d_queries, mt, d_sample_rows, d_sample_ids, s, d_, metric_, d_self,
                               d_block, s, stream_);
@@ -619,9 +707,10 @@ class CudaEngineImpl final : public CudaKnnEngine {
       T* d_dots = workspace_.device_as<T>(kDots, mt * chunk);
       for (std::size_t b = 0; b < n_; b += chunk) {
         const std::size_t rows = std::min(n_, b + chunk) - b;
-        gemm_dots(cublas_, train_ + b * d_, rows, d_queries, mt, d_, d_dots);
+        dots(train_ + b * d_, rows, d_dots);
         cuda::filter_by_bounds(d_dots, rows, mt, d_, d_query_norms, train_norms_ + b, Row(b),
-                               d_self, d_thresholds, d_counts, d_cand_rows, capacity, stream_);
+                               d_self, d_thresholds, d_counts, d_cand_rows, capacity,
+                               tf32_factor, stream_);
       }
       cuda::candidate_distances(d_queries, mt, train_, d_, d_counts, d_cand_rows,
                                 d_cand_distances, capacity, stream_);
@@ -689,6 +778,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
                                    std::move(done));
     }
     times_pending_ = true;
+    if (tf32) ++times_.tf32_tiles;
   }
 
   // The device-time split of the last tile, read once its last event has happened (the next
@@ -716,6 +806,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
   cudaEvent_t last_staged_ = nullptr;   // the last staging copy (reads the tile's lists)
   ListWriter::Staging staging_[2];
   cublasHandle_t cublas_ = nullptr;
+  cublasHandle_t cublas_tf32_ = nullptr;  // float GEMM filter on TF32 tensor cores (tuning_.gemm_tf32)
+  bool train_tf32_ok_ = false;            // float, d <= kMaxTf32Features, no subnormal values
   T* train_norms_ = nullptr;
   std::int64_t* device_rows_ = nullptr;  // lists_on_device: the whole m x k result
   double* device_distances_ = nullptr;

@@ -22,6 +22,9 @@ struct CudaKnnTuning {
   // The lists stay on the device (as torch's do): nearest() returns sizes only and
   // download_device_lists() copies them out. For the benchmark's device-only time and its test.
   bool lists_on_device = false;
+  // Float GEMM filter: dot products on TF32 tensor cores with the bound widened for them
+  // (gemm_filter.hpp); false: full float (pedantic cuBLAS). Double always uses DGEMM.
+  bool gemm_tf32 = true;
 };
 
 // Device time (CUDA events) summed over nearest() calls since the last reset.
@@ -30,6 +33,7 @@ struct CudaKnnTimes {
   double selection_s = 0;  // batched k-th order statistics (sample thresholds, candidate k-th)
   double collect_s = 0;    // keeping, ordering and converting the neighbour lists (on the device)
   std::size_t overflow_queries = 0;  // queries redone with a larger candidate capacity
+  std::size_t tf32_tiles = 0;        // tiles whose GEMM filter ran on TF32 tensor cores
 };
 
 class CudaKnnEngine : public Engine {

@@ -23,10 +23,13 @@ template <> struct Rounding<double> {
 
 // The bound e of |s' - s| (gemm_filter.hpp) for one pair, from the two squared norms, with
 // M = 2 (|q|^2 + |x|^2) >= (|q| + |x|)^2 (no product of norms to underflow or overflow).
+// TF32 dot products add tf32 |q| |x| (q_root = sqrt(|q|^2)); a product of roots that underflows
+// errs by less than tiny, inside the absolute term.
 template <class T>
-__device__ __forceinline__ T error_bound(T qn, T xn, T d4) {
+__device__ __forceinline__ T error_bound(T qn, T xn, T d4, T tf32, T q_root) {
   const T m = T(2) * (qn + xn);
-  return T(3) * d4 * Rounding<T>::u * m + T(32) * d4 * Rounding<T>::tiny;
+  const T e = T(3) * d4 * Rounding<T>::u * m + T(32) * d4 * Rounding<T>::tiny;
+  return tf32 == T(0) ? e : e + tf32 * (q_root * sqrt_ru(xn));
 }
 
 template <class T>
@@ -42,15 +45,16 @@ __global__ void norms_kernel(const T* rows, std::size_t count, std::size_t d, T*
 template <class T>
 __global__ void upper_bounds_kernel(T* dots, std::size_t ld, std::size_t s, T d4,
                                     const T* query_norms, const T* row_norms, const Row* row_ids,
-                                    const Row* self) {
+                                    const Row* self, T tf32) {
   const std::size_t q = blockIdx.y;
   const T qn = query_norms[q];
+  const T q_root = tf32 == T(0) ? T(0) : sqrt_ru(qn);
   const Row own = self ? self[q] : kNoRow;
   for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < s;
        j += std::size_t(gridDim.x) * blockDim.x) {
     const T xn = row_norms[j];
     const T sp = (qn + xn) - T(2) * dots[q * ld + j];
-    const T upper = sqrt_ru(add_ru(sp > T(0) ? sp : T(0), error_bound(qn, xn, d4)));
+    const T upper = sqrt_ru(add_ru(sp > T(0) ? sp : T(0), error_bound(qn, xn, d4, tf32, q_root)));
     // NaN (overflowed norms) and the query's own row: no usable bound.
     const bool unusable = !(upper <= std::numeric_limits<T>::max()) ||
                           (row_ids && row_ids[j] == own);
@@ -65,9 +69,10 @@ template <class T>
 __global__ __launch_bounds__(kFilterThreads) void filter_kernel(
     const T* dots, std::size_t rows, T d4, const T* query_norms, const T* row_norms,
     Row first_row, const Row* self, const T* thresholds, unsigned* counts, Row* cand_rows,
-    std::size_t capacity) {
+    std::size_t capacity, T tf32) {
   const std::size_t q = blockIdx.y;
   const T qn = query_norms[q];
+  const T q_root = tf32 == T(0) ? T(0) : sqrt_ru(qn);
   const T t = thresholds[q];
   // sqrt_rn(s) <= t implies s <= t^2 (1 + u)^2 <= t^2 (1 + 4u), rounded up.
   const T t2 = mul_ru(mul_ru(t, t), T(1) + T(4) * Rounding<T>::u);
@@ -79,7 +84,7 @@ __global__ __launch_bounds__(kFilterThreads) void filter_kernel(
     if (r >= rows) break;
     const T xn = row_norms[r];
     const T sp = (qn + xn) - T(2) * dots[q * rows + r];
-    const T lower = sp - error_bound(qn, xn, d4);
+    const T lower = sp - error_bound(qn, xn, d4, tf32, q_root);
     const Row row = first_row + Row(r);
     if (lower > t2 || row == own) continue;  // NaN bounds stay candidates
     const unsigned slot = atomicAdd(&counts[q], 1u);
@@ -135,6 +140,20 @@ unsigned blocks_for(std::size_t items, std::size_t per_block, std::size_t cap) {
 
 }  // namespace
 
+// TF32 inputs: |tf32(a) - a| <= eta |a|, eta = 2^-10 (10 stored mantissa bits, rounded or cut);
+// products of TF32 values are exact in float; the float accumulation errs by at most
+// gamma2_d = 2 d u / (1 - 2 d u) of sum |products| (2u per add: truncating adders too). So
+// |fl(q.x) - q.x| <= (2 eta + eta^2 + gamma2_d (1 + eta)^2) |q| |x|, twice that in s'; the norms
+// from our kernel give |q| |x| <= sqrt(qn) sqrt(xn) (1 + 2 gamma_d); the float evaluation of the
+// term adds (1 + u)^4 and the 1/16 margin covers all of these.
+float tf32_bound_factor(std::size_t d) {
+  const double eta = 0x1p-10, u = 0x1p-24, du = double(d) * u;
+  const double gamma2 = 2 * du / (1 - 2 * du), gamma = du / (1 - du);
+  const double factor = 2 * (2 * eta + eta * eta + gamma2 * (1 + eta) * (1 + eta)) *
+                        (1 + 2 * gamma) * (1 + 0x1p-4);
+  return static_cast<float>(factor * (1 + 0x1p-20));  // the conversion may round down by u
+}
+
 template <class T>
 void squared_norms(const T* rows, std::size_t count, std::size_t d, T* out, cudaStream_t stream) {
   if (count == 0) return;
@@ -145,11 +164,11 @@ void squared_norms(const T* rows, std::size_t count, std::size_t d, T* out, cuda
 template <class T>
 void dots_to_upper_bounds(T* dots, std::size_t ld, std::size_t m, std::size_t s, std::size_t d,
                           const T* query_norms, const T* row_norms, const Row* row_ids,
-                          const Row* self, cudaStream_t stream) {
+                          const Row* self, T tf32, cudaStream_t stream) {
   if (m == 0 || s == 0) return;
   const dim3 grid{blocks_for(s, 256, 64), unsigned(m)};
   upper_bounds_kernel<T><<<grid, 256, 0, stream>>>(dots, ld, s, T(d + 4), query_norms, row_norms,
-                                                   row_ids, self);
+                                                   row_ids, self, tf32);
   RF_KNN_CUDA(cudaGetLastError());
 }
 
@@ -157,14 +176,14 @@ template <class T>
 void filter_by_bounds(const T* dots, std::size_t rows, std::size_t m, std::size_t d,
                       const T* query_norms, const T* row_norms, Row first_row, const Row* self,
                       const T* thresholds, unsigned* counts, Row* cand_rows,
-                      std::size_t capacity, cudaStream_t stream) {
+                      std::size_t capacity, T tf32, cudaStream_t stream) {
   if (m == 0 || rows == 0) return;
   const dim3 grid{unsigned((rows + kFilterThreads * kFilterPerThread - 1) /
                            (kFilterThreads * kFilterPerThread)),
                   unsigned(m)};
   filter_kernel<T><<<grid, kFilterThreads, 0, stream>>>(dots, rows, T(d + 4), query_norms,
                                                         row_norms, first_row, self, thresholds,
-                                                        counts, cand_rows, capacity);
+                                                        counts, cand_rows, capacity, tf32);
   RF_KNN_CUDA(cudaGetLastError());
 }
 
@@ -183,10 +202,10 @@ void candidate_distances(const T* queries, std::size_t m, const T* train, std::s
   template void squared_norms<T>(const T*, std::size_t, std::size_t, T*, cudaStream_t);      \
   template void dots_to_upper_bounds<T>(T*, std::size_t, std::size_t, std::size_t,           \
                                         std::size_t, const T*, const T*, const Row*,         \
-                                        const Row*, cudaStream_t);                           \
+                                        const Row*, T, cudaStream_t);                        \
   template void filter_by_bounds<T>(const T*, std::size_t, std::size_t, std::size_t,         \
                                     const T*, const T*, Row, const Row*, const T*,           \
-                                    unsigned*, Row*, std::size_t, cudaStream_t);             \
+                                    unsigned*, Row*, std::size_t, T, cudaStream_t);          \
   template void candidate_distances<T>(const T*, std::size_t, const T*, std::size_t,         \
                                        const unsigned*, const Row*, T*, std::size_t,         \
                                        cudaStream_t);

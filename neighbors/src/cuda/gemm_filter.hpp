@@ -9,6 +9,9 @@
 // Upper bounds sqrt(s' + e) (rounded up) give the sample thresholds; rows with s' - e <= T^2
 // (1 + 4u) are candidates, which then get THE direct distance. Overflow and NaN bounds count
 // as "maybe": +inf upper bounds, always a candidate. Launchers: device pointers, one stream.
+// Float dot products may come from TF32 tensor cores (inputs cut to 10 mantissa bits); the bound
+// then adds tf32 * sqrt(|q|^2) sqrt(|x|^2) (tf32_bound_factor; derivation in docs/KNN_CUDA.md).
+// tf32 = 0: full-precision dot products, the bound above alone.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -16,6 +19,9 @@
 #include "kernels.hpp"
 
 namespace robustfit::neighbors::cuda {
+
+// The factor of the TF32 term for d features (float only; > 0).
+float tf32_bound_factor(std::size_t d);
 
 // out[i] = sum_j rows[i * d + j]^2 (any rounding; the bound covers it).
 template <class T>
@@ -26,7 +32,7 @@ void squared_norms(const T* rows, std::size_t count, std::size_t d, T* out, cuda
 template <class T>
 void dots_to_upper_bounds(T* dots, std::size_t ld, std::size_t m, std::size_t s, std::size_t d,
                           const T* query_norms, const T* row_norms, const Row* row_ids,
-                          const Row* self, cudaStream_t stream);
+                          const Row* self, T tf32, cudaStream_t stream);
 
 // dots[q * rows + r] = q.x_{first_row + r}: appends first_row + r to query q's list (same rules as
 // filter_candidates: counts keep counting past capacity) when its lower bound s' - e is within the
@@ -35,7 +41,7 @@ template <class T>
 void filter_by_bounds(const T* dots, std::size_t rows, std::size_t m, std::size_t d,
                       const T* query_norms, const T* row_norms, Row first_row, const Row* self,
                       const T* thresholds, unsigned* counts, Row* cand_rows,
-                      std::size_t capacity, cudaStream_t stream);
+                      std::size_t capacity, T tf32, cudaStream_t stream);
 
 // THE direct euclidean distance of each listed candidate (j < min(counts[q], capacity)):
 // cand_distances[q * capacity + j] = distance(query q, train[cand_rows[q * capacity + j]]).
