@@ -5,7 +5,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(ROBUSTFIT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/robustfit)
-set(ROBUSTFIT_LIBRARY_MODULES common selection data regression)
+set(ROBUSTFIT_LIBRARY_MODULES common selection data regression neighbors)
 
 # The umbrella target: everything a program that fits needs.
 add_library(robustfit INTERFACE)
