@@ -31,7 +31,7 @@ class Labels:
     """Class labels <-> the codes 0..C-1 the library takes: classes (sorted when they sort), codes."""
 
     def __init__(self, y):
-        y = np.asarray(y)
+        y = _label_array(y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
         if y.ndim != 1:
@@ -47,6 +47,25 @@ class Labels:
 
     def decode(self, codes):
         return self.classes[np.asarray(codes, dtype=np.intp)]
+
+
+def _label_array(y):
+    """y as a NumPy array of labels; a list of mixed kinds (1, "a", (2, 3)) becomes an object array
+    rather than strings or a 2-d array."""
+    if isinstance(y, np.ndarray):
+        return y
+    items = list(y)
+    try:
+        array = np.asarray(items)
+    except ValueError:  # sequences of different lengths among the labels
+        array = None
+    column = array is not None and array.ndim == 2 and array.shape[1] == 1
+    if array is None or (array.ndim != 1 and not column) or (
+            array.dtype.kind in "US" and not all(isinstance(item, (str, bytes)) for item in items)):
+        array = np.empty(len(items), dtype=object)
+        for i, item in enumerate(items):
+            array[i] = item
+    return array
 
 
 def _response(y, mode):
@@ -126,7 +145,7 @@ def knn(train, queries=None, y=None, k=5, mode="regression", metric="euclidean",
         result = knn_loo(train, y, ks=k, mode=mode, weights=weights, metric=metric, standardize=standardize,
                          backend=backend, precision=precision)
         return {"k": result.ks, "mode": str(mode), "metric": str(metric), "weights": str(weights),
-                "n_train": len(_arrays.predictors(train, "train")), "backend": result.backend,
+                "n_train": len(_arrays.predictors(train, "train")), "n_query": 0, "backend": result.backend,
                 "precision": str(precision),
                 "loo": [{"k": k_, "error": float(e)} for k_, e in zip(result.ks, result.errors)],
                 "best_k": result.best_k}

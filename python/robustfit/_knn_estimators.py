@@ -55,7 +55,8 @@ class _KNeighbors(_Parameters):
         return (distances, indices) if return_distance else indices
 
     def _predict_codes(self, X):
-        done = _robustfit.knn_predict(self._fit_X, self._response, self._queries(X), k=_knn._k(self.n_neighbors),
+        queries = self._queries(X)  # raises when not fitted
+        done = _robustfit.knn_predict(self._fit_X, self._response, queries, k=_knn._k(self.n_neighbors),
                                       mode=self._mode, weights=str(self.weights), return_neighbors=False,
                                       **self._options())
         return done["predictions"]
@@ -99,7 +100,7 @@ class KNeighborsClassifier(_KNeighbors):
         return self._fit(X, labels.codes)
 
     def predict(self, X):
-        codes = self._predict_codes(X)  # raises when not fitted
+        codes = self._predict_codes(X)
         return self._labels.decode(codes)
 
     def score(self, X, y):
