@@ -1,13 +1,14 @@
 # `cmake --install build --prefix P`: the libraries, their public headers and a CMake package,
 # so that a consumer writes find_package(robustfit CONFIG REQUIRED) and links robustfit::robustfit.
-# Per-module targets are exported too: robustfit::common, ::selection, ::data, ::regression.
+# Per-module targets are exported too: robustfit::common, ::selection, ::data, ::regression,
+# ::neighbors. The plot module and the app's libraries are internals of the CLI: not installed.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(ROBUSTFIT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/robustfit)
-set(ROBUSTFIT_LIBRARY_MODULES common selection data regression)
+set(ROBUSTFIT_LIBRARY_MODULES common selection data regression neighbors)
 
-# The umbrella target: everything a program that fits needs.
+# The umbrella target: every library module (fits, kNN, data input, selection).
 add_library(robustfit INTERFACE)
 add_library(robustfit::robustfit ALIAS robustfit)
 target_compile_features(robustfit INTERFACE cxx_std_20)  # the public headers use std::span

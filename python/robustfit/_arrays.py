@@ -15,13 +15,13 @@ def _numeric(array, what):
         raise ValueError(f"{what} must hold numbers, not {array.dtype}")
 
 
-def predictors(X):
+def predictors(X, what="X"):
     X = np.asarray(X)
-    _numeric(X, "X")
+    _numeric(X, what)
     if X.ndim == 1:
         X = X.reshape(-1, 1)
     if X.ndim != 2:
-        raise ValueError(f"X must be a 2-d array (n rows x q predictors), not {X.ndim}-d")
+        raise ValueError(f"{what} must be a 2-d array (n rows x q columns), not {X.ndim}-d")
     return np.asfortranarray(X, dtype=np.float64)  # no copy when already float64 and F-ordered
 
 

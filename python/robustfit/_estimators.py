@@ -7,8 +7,8 @@ from . import _arrays
 from ._fits import fit_lms, fit_lts
 
 
-class _RobustRegressor:
-    """fit(X, y) -> self, predict(X); coef_, intercept_, scale_, outlier_mask_, result_."""
+class _Parameters:
+    """get_params / set_params / repr from the constructor's arguments, as scikit-learn's BaseEstimator."""
 
     @classmethod
     def _get_param_names(cls):
@@ -27,6 +27,10 @@ class _RobustRegressor:
     def __repr__(self):
         params = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
         return f"{type(self).__name__}({params})"
+
+
+class _RobustRegressor(_Parameters):
+    """fit(X, y) -> self, predict(X); coef_, intercept_, scale_, outlier_mask_, result_."""
 
     def _store(self, result):
         coef = result.coef

@@ -2,7 +2,8 @@
 // input conversion and the result class are in robustfit/*.py; these functions take arrays that
 // are already float64 and Fortran-ordered (noconvert: pybind11 maps them, never copies them).
 // Library errors become Python exceptions by pybind11's standard translation:
-// std::invalid_argument -> ValueError, std::runtime_error (CUDA failures) -> RuntimeError.
+// std::invalid_argument -> ValueError, std::runtime_error (CUDA failures) -> RuntimeError; a GPU
+// out-of-memory (selection::cuda::OutOfMemory, a std::bad_alloc) is a device error too: RuntimeError.
 #include <pybind11/eigen.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "fits.hpp"
+#include "knn.hpp"
+#include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/gpu.hpp"
 
@@ -39,10 +42,23 @@ std::vector<double> select_ranks(regression::VectorRef values, const std::vector
   return selection::kth_smallest_many<double>(view, ks);
 }
 
+python::KnnArguments knn_arguments(std::size_t k, std::string mode, std::string metric, std::string weights,
+                                   bool standardize, std::string backend, std::string precision) {
+  return {k, std::move(mode), std::move(metric), std::move(weights), standardize, std::move(backend),
+          std::move(precision)};
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_robustfit, m) {
-  m.doc() = "robust-fit's C++ library (LTS, LMS, LS; exact order statistics); use the robustfit package";
+  m.doc() = "robust-fit's C++ library (LTS, LMS, LS; exact order statistics; kNN); use the robustfit package";
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const selection::cuda::OutOfMemory& out_of_memory) {
+      PyErr_SetString(PyExc_RuntimeError, out_of_memory.what());
+    }
+  });
   m.def("fit_lts",
         [](regression::MatrixRef X, regression::VectorRef y, double alpha, std::optional<std::size_t> h,
            std::size_t subsets, std::uint64_t seed, std::string backend, std::string precision, bool intercept,
@@ -67,5 +83,36 @@ PYBIND11_MODULE(_robustfit, m) {
         },
         py::arg("X").noconvert(), py::arg("y").noconvert(), py::arg("intercept"), py::arg("names"));
   m.def("select", &select_ranks, py::arg("values").noconvert(), py::arg("ks"), py::arg("backend"));
+  // kNN: k is checked (>= 1) by the Python wrapper; mode/metric/weights/backend/precision by name here.
+  m.def("knn_search",
+        [](python::KnnMatrixRef train, python::KnnMatrixRef queries, std::size_t k, std::string metric,
+           bool standardize, std::string backend, std::string precision) {
+          return python::knn_search(train, queries,
+                                    knn_arguments(k, "regression", std::move(metric), "uniform", standardize,
+                                                  std::move(backend), std::move(precision)));
+        },
+        py::arg("train").noconvert(), py::arg("queries").noconvert(), py::arg("k"), py::arg("metric"),
+        py::arg("standardize"), py::arg("backend"), py::arg("precision"));
+  m.def("knn_predict",
+        [](python::KnnMatrixRef train, python::KnnVectorRef response, python::KnnMatrixRef queries, std::size_t k,
+           std::string mode, std::string metric, std::string weights, bool standardize, std::string backend,
+           std::string precision, bool return_neighbors) {
+          return python::knn_predict(train, response, queries,
+                                     knn_arguments(k, std::move(mode), std::move(metric), std::move(weights),
+                                                   standardize, std::move(backend), std::move(precision)),
+                                     return_neighbors);
+        },
+        py::arg("train").noconvert(), py::arg("response").noconvert(), py::arg("queries").noconvert(), py::arg("k"),
+        py::arg("mode"), py::arg("metric"), py::arg("weights"), py::arg("standardize"), py::arg("backend"),
+        py::arg("precision"), py::arg("return_neighbors"));
+  m.def("knn_loo",
+        [](python::KnnMatrixRef train, python::KnnVectorRef response, std::vector<std::size_t> ks, std::string mode,
+           std::string metric, std::string weights, bool standardize, std::string backend, std::string precision) {
+          return python::knn_loo(train, response, ks,
+                                 knn_arguments(1, std::move(mode), std::move(metric), std::move(weights), standardize,
+                                               std::move(backend), std::move(precision)));
+        },
+        py::arg("train").noconvert(), py::arg("response").noconvert(), py::arg("ks"), py::arg("mode"),
+        py::arg("metric"), py::arg("weights"), py::arg("standardize"), py::arg("backend"), py::arg("precision"));
   m.def("cuda_available", &selection::cuda_available, "whether this build has CUDA and a GPU is usable");
 }

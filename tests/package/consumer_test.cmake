@@ -1,6 +1,8 @@
-# Installs the current build into a fresh prefix, builds examples/cpp against it with
-# find_package(robustfit), runs it on stackloss and checks that its coefficients, scale and
-# outliers equal those of `robust-fit fit --output json` (17 significant digits: bit for bit).
+# Installs the current build into a fresh prefix, checks that the export holds the library modules
+# and none of the app's internals, builds examples/cpp against it with find_package(robustfit),
+# runs fit_stackloss on stackloss and checks that its coefficients, scale and outliers equal those
+# of `robust-fit fit --output json`, and knn_iris on iris, whose leave-one-out errors and best k
+# must equal `robust-fit knn --output json` (17 significant digits: bit for bit).
 # Run by CTest: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DCLI=... -DWORK_DIR=... -DGENERATOR=... [-DBUILD_TYPE=... -DCXX_FLAGS=...] -P consumer_test.cmake
 foreach(variable BUILD_DIR SOURCE_DIR CLI WORK_DIR GENERATOR)
   if(NOT DEFINED ${variable})
@@ -20,11 +22,31 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(installed lib/cmake/robustfit/robustfitConfig.cmake lib/cmake/robustfit/robustfitConfigVersion.cmake
-                  include/robustfit/regression/estimators.hpp)
+                  lib/cmake/robustfit/robustfitTargets.cmake include/robustfit/regression/estimators.hpp
+                  include/robustfit/neighbors/knn.hpp)
   if(NOT EXISTS ${prefix}/${installed})
     message(FATAL_ERROR "the install lacks ${installed}")
   endif()
 endforeach()
+# The exported targets: the library modules and the umbrella; the plot module and the app's
+# libraries (report writers, plots, warning flags) are internals of the CLI.
+file(READ ${prefix}/lib/cmake/robustfit/robustfitTargets.cmake targets)
+string(REGEX MATCHALL "add_library\\(robustfit::[a-z_]+" exported "${targets}")
+list(TRANSFORM exported REPLACE "add_library\\(" "")
+list(SORT exported)
+set(expected robustfit::common robustfit::data robustfit::neighbors robustfit::regression robustfit::robustfit
+             robustfit::selection)
+if(NOT exported STREQUAL expected)
+  message(FATAL_ERROR "the package exports '${exported}', expected '${expected}'")
+endif()
+foreach(internal plot fit_report diagnostic_plots warnings fast_float)
+  if(targets MATCHES "robustfit_${internal}|robustfit::${internal}")
+    message(FATAL_ERROR "the package refers to the internal target robustfit_${internal}")
+  endif()
+endforeach()
+if(EXISTS ${prefix}/include/robustfit/plot)
+  message(FATAL_ERROR "the install has the plot module's headers (an internal of the CLI)")
+endif()
 
 # A consumer that knows only the prefix: no Eigen, CUDA or include paths of ours. It compiles
 # with the build's flags (a sanitizer build's libraries need the sanitizer at link time).
@@ -86,3 +108,25 @@ if(count EQUAL 0)
   message(FATAL_ERROR "the CLI flags no outliers in stackloss: the comparison would be vacuous")
 endif()
 message(STATUS "the installed package's fit equals the CLI's (${count} outliers:${outliers})")
+
+# kNN: leave-one-out classification of iris for k = 1, 5, 15.
+set(data ${SOURCE_DIR}/data/datasets/iris.csv)
+run("knn_iris" ${WORK_DIR}/example/knn_iris ${data})
+set(example "\n${run_output}")
+message(STATUS "knn_iris output:\n${example}")
+run("the CLI's knn" ${CLI} knn --train ${data} --response species --mode classification --k 1,5,15 --output json)
+set(json "${run_output}")
+string(JSON count LENGTH "${json}" loo)
+if(NOT count EQUAL 3)
+  message(FATAL_ERROR "the CLI gives ${count} leave-one-out entries, expected 3")
+endif()
+foreach(i RANGE 2)
+  string(JSON k GET "${json}" loo ${i} k)
+  string(JSON error GET "${json}" loo ${i} error)
+  example_value("\nloo ${k} " printed)
+  same("leave-one-out error for k = ${k}" "${error}" "${printed}")
+endforeach()
+string(JSON best_k GET "${json}" best_k)
+example_value("\nbest_k " printed)
+same("best_k" "${best_k}" "${printed}")
+message(STATUS "the installed package's kNN leave-one-out equals the CLI's (best k = ${best_k})")
