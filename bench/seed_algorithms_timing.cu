@@ -1,4 +1,4 @@
-// Quick timing of the seed algorithms (bucketSelect, SampleSelect, bucketMultiSelect) against
+// Quick timing of the papers' algorithms (bucketSelect, SampleSelect, bucketMultiSelect) against
 // sort&choose and the one-read-pass floor (cub::DeviceReduce), on the H200.
 // Median/min/max of 10 timed runs after one warm-up, CUDA events around each (synchronising)
 // call; k = n/2; multi-select asks for the 101 percentiles. Inputs are not rotated, so the

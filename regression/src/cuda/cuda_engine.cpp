@@ -227,7 +227,7 @@ void CudaEngine<Scalar>::upload_batch(const Eigen::MatrixXd& betas, std::size_t 
 
 template <class Scalar>
 void CudaEngine<Scalar>::select_thresholds(std::size_t count, std::size_t k) {
-  // Sort and radix run as one batched pass; the seed algorithms one column at a time
+  // Sort and radix run as one batched pass; the single-vector algorithms one column at a time
   // (the selection module decides, after the capability table).
   selection::cuda::kth_smallest_batched(R_.data(), n_, count, n_, k, t_.reserve(count), selection_, workspace_, stream_);
 }

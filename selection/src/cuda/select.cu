@@ -15,7 +15,8 @@
 //
 // What each entry point accepts is the capability table's (robustfit/selection/capabilities.hpp):
 // anything else is rejected with its message. Batched selection runs sort and radix as one
-// batched pass and the seed algorithms (cutting plane, bucket, sample, Floyd–Rivest) per column.
+// batched pass and the single-vector algorithms (cutting plane, bucket, sample, Floyd–Rivest)
+// one column at a time.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -123,7 +124,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
                               unavailable_message(Backend::cuda, Use::single, algorithm));
 }
 
-// The seed algorithms have no batched form: one selection per column, each synchronising.
+// The single-vector algorithms have no batched form: one selection per column, each synchronising.
 template <class T>
 void batched_per_column(const T* d_matrix, std::size_t rows, std::size_t cols, std::size_t ld,
                         std::size_t k, T* d_out, Algorithm algorithm, Workspace& workspace,
