@@ -53,6 +53,13 @@ std::string shortest(double value) {
   throw UsageError("--" + option + ": '" + text + "' is not " + expected);
 }
 
+// The whole text as a double (from_chars: no leading '+' or spaces); false when it is not one.
+bool whole_text_as_double(const std::string& text, double& value) {
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc() && stop == end;
+}
+
 }  // namespace
 
 std::uint64_t parse_integer(const std::string& option, const std::string& text, std::uint64_t min, std::uint64_t max) {
@@ -71,12 +78,38 @@ std::uint64_t parse_integer(const std::string& option, const std::string& text, 
 
 double parse_number(const std::string& option, const std::string& text, double min, double max) {
   double value = 0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
   // Text beyond double's range (1e999) is an error; NaN and infinities fail the range test.
-  if (error != std::errc() || stop != end || !(value >= min && value <= max))
+  if (!whole_text_as_double(text, value) || !(value >= min && value <= max))
     reject(option, text, "a number in [" + shortest(min) + ", " + shortest(max) + "]");
   return value;
+}
+
+std::uint64_t parse_count(const std::string& option, const std::string& text, std::uint64_t min) {
+  const std::string expected = min == 0 ? "a non-negative whole number" : "a whole number >= " + std::to_string(min);
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error == std::errc() && stop == end) {
+    if (value < min) reject(option, text, expected);
+    return value;
+  }
+  double real = 0;
+  // 2^63 keeps the conversion exact and far above any count that fits in memory.
+  if (whole_text_as_double(text, real) && real >= static_cast<double>(min) && real < 0x1p63 && real == std::floor(real))
+    return static_cast<std::uint64_t>(real);
+  reject(option, text, expected);
+}
+
+double parse_finite(const std::string& option, const std::string& text) {
+  double value = 0;
+  if (!whole_text_as_double(text, value) || !std::isfinite(value)) reject(option, text, "a finite number");
+  return value;
+}
+
+std::vector<double> parse_finite_list(const std::string& option, const std::string& text) {
+  std::vector<double> values;
+  for (const auto& item : split_list(text, option)) values.push_back(parse_finite(option, item));
+  return values;
 }
 
 std::vector<std::uint64_t> parse_integer_list(const std::string& option, const std::string& text, std::uint64_t min) {
