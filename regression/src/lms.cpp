@@ -37,6 +37,11 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   if (h <= p || h > n)
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
+  // Rousseeuw & Leroy's scale divides by qnorm((n + h) / (2n)), infinite at h = n.
+  if (h == n)
+    throw std::invalid_argument("h = n = " + std::to_string(n) +
+                                " has no LMS scale: its consistency factor qnorm((n + h) / (2n)) = qnorm(1) is "
+                                "infinite; give h < n");
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
   FitResult result;
   result.timings.setup_s = watch.lap();
