@@ -152,6 +152,8 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   result.exhaustive = search.exhaustive;
   detail::Stopwatch watch;
   detail::finish_lts(data, search.beta, h, alpha, options.reweight, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
   return result;

@@ -87,6 +87,8 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   result.selection = engine->selection_name();
   result.precision = options.precision;
   detail::finish_lms(data, best, h, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = total.lap();
   return result;
@@ -95,7 +97,10 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
 FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {
   detail::Stopwatch total;
   FitResult result;
-  detail::finish_ls(detail::make_model_data(X, y, intercept), result);
+  const detail::ModelData data = detail::make_model_data(X, y, intercept);
+  detail::finish_ls(data, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
   result.backend = "cpu";
   result.selection = "none";
   result.timings.total_s = result.timings.finish_s = total.lap();

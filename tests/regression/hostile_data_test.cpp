@@ -140,38 +140,46 @@ TEST(HostileData, HugeScaleGivesTheScaledFit) {
   EXPECT_EQ(a.outlier, b.outlier);
 }
 
-// Squares of 1e300 overflow: a clear error, not Inf in the output.
-TEST(HostileData, ValuesWhoseSquaresOverflowAreAClearError) {
-  const ScaledProblem data(100, 1e300);
-  for (const auto method : {rr::Method::lts, rr::Method::lms}) {
-    try {
-      const rr::FitResult fit = method == rr::Method::lts ? rr::fit_lts(data.X, data.y) : rr::fit_lms(data.X, data.y);
-      expect_all_finite(fit);  // a defined result is acceptable too
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+// Beyond 1e152 squares overflow, below 1e-152 they underflow: a clear error naming the column.
+TEST(HostileData, ValuesWhoseSquaresLeaveDoubleAreAClearError) {
+  for (const double scale : {1e300, 1e-300}) {
+    const ScaledProblem data(100, scale);
+    const std::string expected = scale > 1 ? "overflow double; rescale" : "underflow double; rescale";
+    for (const auto method : {rr::Method::lts, rr::Method::lms, rr::Method::ls}) {
+      try {
+        (void)(method == rr::Method::lts ? rr::fit_lts(data.X, data.y)
+               : method == rr::Method::lms ? rr::fit_lms(data.X, data.y) : rr::fit_ls(data.X, data.y));
+        ADD_FAILURE() << "expected an error at scale " << scale;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("predictor 1 has"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      }
     }
   }
 }
 
-// Tiny data (1e-150, subnormal products): robustbase's exact-fit rule is absolute (raw scale
-// below 1e-7), so such data read as an exact fit; the coefficients are still the scaled ones.
-TEST(HostileData, TinyScaleIsAnExactFitByRobustbasesAbsoluteRule) {
-  const ScaledProblem unit(300, 1.0);
-  for (const double scale : {1e-150, 1e-300}) {
-    const ScaledProblem tiny(300, scale);
-    const rr::FitResult a = rr::fit_lts(unit.X, unit.y), b = rr::fit_lts(tiny.X, tiny.y);
-    expect_all_finite(b);
-    EXPECT_TRUE(b.exact_fit) << scale;
-    EXPECT_NEAR(b.raw_coefficients(1), a.raw_coefficients(1), 1e-6) << scale;
+// A subnormal response (5e-318) alone: the same error, naming the response.
+TEST(HostileData, SubnormalResponseIsAClearError) {
+  ScaledProblem data(100, 1.0);
+  data.y *= std::numeric_limits<double>::denorm_min() * 1e6;
+  try {
+    (void)rr::fit_lts(data.X, data.y);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the response has no value larger than"), std::string::npos) << e.what();
   }
 }
 
-TEST(HostileData, SubnormalValuesGiveADefinedResult) {
-  ScaledProblem data(100, 1.0);
-  data.y *= std::numeric_limits<double>::denorm_min() * 1e6;
-  const rr::FitResult fit = rr::fit_lts(data.X, data.y);
-  expect_all_finite(fit);
-  EXPECT_TRUE(fit.exact_fit);
+// Tiny data (1e-150): the fit is the scaled fit, but robustbase's exact-fit rule is absolute
+// (raw scale below 1e-7), so it reads as an exact fit.
+TEST(HostileData, TinyScaleIsAnExactFitByRobustbasesAbsoluteRule) {
+  const ScaledProblem unit(300, 1.0), tiny(300, 1e-150);
+  const rr::FitResult a = rr::fit_lts(unit.X, unit.y), b = rr::fit_lts(tiny.X, tiny.y);
+  expect_all_finite(b);
+  EXPECT_TRUE(b.exact_fit);
+  EXPECT_EQ(b.scale, 0.0);
+  EXPECT_NEAR(b.raw_coefficients(1), a.raw_coefficients(1), 1e-6);
+  EXPECT_NEAR(b.raw_coefficients(0) / 1e-150, a.raw_coefficients(0), 1e-6);
 }
 
 // Two columns that differ by 1e-12: numerically collinear. A fit or a clear error, never NaN.
@@ -190,13 +198,15 @@ TEST(HostileData, ColumnsDifferingByOneInATrillionGiveAResultOrAClearError) {
   }
 }
 
-// n = p + 1: LTS covers every row (h = n) and fits the points exactly; LMS's default h is too
-// small to be above p, a clear error.
+// n = p + 1: LTS's h = floor((n + p + 1) / 2) = n covers every row: the LS fit with its one
+// residual degree of freedom (as alpha = 1); LMS's default h = floor((n + 1) / 2) is not above
+// p, a clear error.
 TEST(HostileData, OneMoreRowThanCoefficients) {
-  const ScaledProblem data(3, 1.0);  // p = 3 with the intercept
+  const ScaledProblem data(4, 1.0);  // p = 3 with the intercept
   const rr::FitResult fit = rr::fit_lts(data.X, data.y);
-  EXPECT_EQ(fit.h, 3U);
-  EXPECT_TRUE(fit.exact_fit);
+  EXPECT_EQ(fit.h, 4U);
+  EXPECT_FALSE(fit.exact_fit);
+  EXPECT_LT((fit.raw_coefficients - rr::fit_ls(data.X, data.y).coefficients).cwiseAbs().maxCoeff(), 1e-9);
   expect_all_finite(fit);
   EXPECT_THROW(rr::fit_lms(data.X, data.y), std::invalid_argument);
 }
