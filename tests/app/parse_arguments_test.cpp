@@ -46,5 +46,18 @@ TEST(ParseArguments, BadCommandLinesAreUsageErrors) {
   }
 }
 
+// Boost's placeholder substitution looped forever on a token that contains its own placeholder
+// (found by fit_arguments_fuzz): now a UsageError that repeats the token as typed.
+TEST(ParseArguments, TokensContainingBoostPlaceholdersAreUsageErrors) {
+  for (const std::string token : {"-%original_token%-", "--%option%", "--no-intercept=%value%", "-%prefix%x"}) {
+    try {
+      app::parse_fit_arguments({kMissing, "-y", "y", token});
+      ADD_FAILURE() << token << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(token.substr(0, token.find('='))), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace robustfit::testing
