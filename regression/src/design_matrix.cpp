@@ -152,6 +152,10 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
   if (predictors.rows() != y.size())
     throw std::invalid_argument("X has " + std::to_string(predictors.rows()) + " rows but y has " +
                                 std::to_string(y.size()) + " values");
+  // Before the scan: its Gram update on an n x 0 matrix is undefined behaviour in Eigen (found
+  // by the design fuzz target: `fit --no-intercept` on a file with only the response).
+  if (predictors.cols() == 0 && !intercept)
+    throw std::invalid_argument("the model has no coefficients: no predictors and no intercept");
   ModelData data;
   data.intercept = intercept;
   const Eigen::Index offset = intercept ? 1 : 0;
@@ -159,7 +163,6 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
   data.y.resize(y.size());
   const DesignScan scan = copy_and_scan(predictors, y, data);
   if (!scan.finite) require_finite(predictors, y, predictor);  // finds and names the first one
-  if (data.p() == 0) throw std::invalid_argument("the model has no coefficients: no predictors and no intercept");
   require_representable(predictors, y, scan, predictor);
   data.column_scale = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(data.p()));
   for (Eigen::Index j = 0; j < predictors.cols(); ++j) {
