@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -290,27 +291,34 @@ void check_status(cairo_status_t status, const std::filesystem::path& path) {
 
 }  // namespace
 
+namespace {
+
+// Owners that release the surface and context when draw() throws (a series with mismatched
+// x and y): LeakSanitizer found the 1.6 MB image surface leaked on that path.
+using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
+using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
+
+void draw_on(cairo_surface_t* surface, const Figure& figure) {
+  const Context cr(cairo_create(surface), &cairo_destroy);
+  draw(cr.get(), figure);
+}
+
+}  // namespace
+
 void save_png(const Figure& figure, const std::filesystem::path& path) {
   check(figure);
-  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, figure.width, figure.height);
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, figure);
-  cairo_destroy(cr);
-  const cairo_status_t status = cairo_surface_write_to_png(surface, path.c_str());
-  cairo_surface_destroy(surface);
-  check_status(status, path);
+  const Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, figure.width, figure.height),
+                        &cairo_surface_destroy);
+  draw_on(surface.get(), figure);
+  check_status(cairo_surface_write_to_png(surface.get(), path.c_str()), path);
 }
 
 void save_svg(const Figure& figure, const std::filesystem::path& path) {
   check(figure);
-  cairo_surface_t* surface = cairo_svg_surface_create(path.c_str(), figure.width, figure.height);
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, figure);
-  cairo_destroy(cr);
-  cairo_surface_finish(surface);
-  const cairo_status_t status = cairo_surface_status(surface);
-  cairo_surface_destroy(surface);
-  check_status(status, path);
+  const Surface surface(cairo_svg_surface_create(path.c_str(), figure.width, figure.height), &cairo_surface_destroy);
+  draw_on(surface.get(), figure);
+  cairo_surface_finish(surface.get());
+  check_status(cairo_surface_status(surface.get()), path);
 }
 
 }  // namespace robustfit::plot
