@@ -120,11 +120,7 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
     return c;
   });
   const auto count = [](const std::string& option, std::uint64_t low) {
-    return [option, low](const std::string& s) {
-      const auto v = parse_count(s, option);
-      if (v < low) throw UsageError("--" + option + ": " + s + " is below the minimum " + std::to_string(low));
-      return static_cast<std::size_t>(v);
-    };
+    return [option, low](const std::string& s) { return static_cast<std::size_t>(parse_count(option, s, low)); };
   };
   grid.ns = parse_each<std::size_t>(a.ns, "n", count("n", 1));
   grid.ps = parse_each<std::size_t>(a.ps, "p", count("p", 1));
@@ -133,7 +129,7 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
       if (p + 1 >= n)
         throw UsageError("--p: " + std::to_string(p) + " predictors and an intercept need more rows than n = " +
                          std::to_string(n) + " (p + 1 < n)");
-  grid.epsilons = parse_each<double>(a.epsilons, "contamination", [](const std::string& s) { return parse_fraction(s, "contamination"); });
+  grid.epsilons = parse_each<double>(a.epsilons, "contamination", [](const std::string& s) { return parse_fraction("contamination", s); });
   std::sort(grid.epsilons.begin(), grid.epsilons.end());
   grid.estimators = parse_each<regression::Method>(a.estimators, "estimators", [](const std::string& s) {
     try {
@@ -165,9 +161,8 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
         throw UsageError(std::string("--selection: ") + e.what());
       }
     }
-  grid.repeats = parse_count(a.repeats, "repeat");
-  if (grid.repeats == 0) throw UsageError("--repeat: must be at least 1");
-  grid.seed = parse_count(a.seed, "seed");
+  grid.repeats = parse_count("repeat", a.repeats, 1);
+  grid.seed = parse_count("seed", a.seed);
   if (vm.count("peers")) {
     if (a.peers != "r") throw UsageError("--peers: unknown peer '" + a.peers + "' (expected r)");
     grid.peers_r = true;
@@ -183,12 +178,12 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
 
 }  // namespace
 
-int run_bench(const std::vector<std::string>& args) {
+int run_bench(const std::vector<std::string>& args, Stage stage) {
   BenchArguments a;
   const po::options_description options = bench_options(a);
   const po::variables_map vm = parse_command_line(args, options, "bench");
   if (vm.count("help")) {
-    std::cout << options << "\n";
+    if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
   if (vm.count("data")) throw UsageError("bench: unexpected argument '" + vm["data"].as<std::string>() + "'");
@@ -198,6 +193,7 @@ int run_bench(const std::vector<std::string>& args) {
   const std::string extension = extension_of(a.output);
   if (!a.output.empty() && extension != ".json" && extension != ".csv")
     throw UsageError("--output: '" + a.output + "' must end in .json or .csv");
+  if (stage == Stage::parse) return kExitOk;
   // Fail before the run, not after it, when the results cannot be written.
   if (!a.output.empty() && !std::ofstream(a.output, std::ios::app))
     throw data::DataError("cannot write '" + a.output + "'");

@@ -122,12 +122,12 @@ T parse_or_usage(const std::string& option, const std::string& value, Parse pars
 
 }  // namespace
 
-int run_fit(const std::vector<std::string>& args) {
+int run_fit(const std::vector<std::string>& args, Stage stage) {
   FitArguments a;
   const po::options_description options = fit_options(a);
   const po::variables_map vm = parse_command_line(args, options, "fit");
   if (vm.count("help")) {
-    std::cout << options << "\n";
+    if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
   if (a.data_file.empty()) throw UsageError("fit: no data file given (usage: robust-fit fit DATA.csv --response NAME)");
@@ -155,6 +155,8 @@ int run_fit(const std::vector<std::string>& args) {
                           : ", which is not available: " + selection::cuda_device_description()));
   const OutputFormat format = parse_output_format(a.output);
   if (!a.plot.empty()) check_plot_path(a.plot);
+
+  if (stage == Stage::parse) return kExitOk;
 
   const data::Table table = data::read_csv(a.data_file);
   data::DesignOptions design_options;

@@ -17,6 +17,11 @@ namespace robustfit::app {
 
 namespace {
 
+// robustbase says "An exact fit was found!"; we say which rows and what follows.
+constexpr const char* kExactFitNote =
+    "at least h rows lie on the fitted hyperplane (raw scale below 1e-7), so the scale is 0 and "
+    "the outliers are the rows off the hyperplane (|residual| > 1e-7)";
+
 std::vector<std::string> coefficient_names(const regression::FitResult& fit, const data::Design& design) {
   std::vector<std::string> names;
   if (fit.intercept) names.emplace_back("(Intercept)");
@@ -136,6 +141,7 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
   out << "\n";
   if (robust) {
     out << "scale: " << number(fit.scale) << "  (raw " << number(fit.raw_scale) << ")\n";
+    if (fit.exact_fit) out << "exact fit: " << kExactFitNote << "\n";
     out << "objective: " << number(fit.objective)
         << (fit.method == regression::Method::lts ? "  (sum of the h smallest squared residuals of the raw fit)\n"
                                                   : "  (h-th smallest squared residual of the raw fit)\n");
@@ -190,6 +196,8 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["raw_scale"] = fit.raw_scale;
   j["objective"] = fit.objective;
   j["r_squared"] = fit.r_squared;
+  j["exact_fit"] = fit.exact_fit;
+  if (fit.exact_fit) j["note"] = std::string("exact fit: ") + kExactFitNote;
   // summary.lts of the final fit (summary.lm for LS): see regression::Inference.
   const regression::Inference& inference = fit.inference;
   nlohmann::ordered_json table = nlohmann::ordered_json::object();

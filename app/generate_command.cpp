@@ -82,28 +82,27 @@ File open_for_writing(const std::string& path) {
 
 }  // namespace
 
-int run_generate(const std::vector<std::string>& args) {
+int run_generate(const std::vector<std::string>& args, Stage stage) {
   GenerateArguments a;
   const po::options_description options = generate_options(a);
   const po::variables_map vm = parse_command_line(args, options, "generate");
   if (vm.count("help")) {
-    std::cout << options << "\n";
+    if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
   if (vm.count("data")) throw UsageError("generate: unexpected argument '" + vm["data"].as<std::string>() + "'");
   if (a.scenario.empty()) throw UsageError("generate: --scenario is required (" + scenario_names_help() + ")");
   if (a.n.empty()) throw UsageError("generate: --n is required (the number of rows)");
   const ScenarioChoice choice = parse_scenario(a.scenario);
-  const std::uint64_t n = parse_count(a.n, "n");
-  if (n == 0) throw UsageError("--n: must be at least 1");
-  const std::uint64_t seed = parse_count(a.seed, "seed");
+  const std::uint64_t n = parse_count("n", a.n, 1);
+  const std::uint64_t seed = parse_count("seed", a.seed);
 
   if (choice.selection) {
     for (const char* option : {"contamination", "truth", "beta", "sigma", "shift", "leverage-x", "leverage-spread",
                                "leverage-offset", "leverage-y-spread", "good-leverage", "df"})
       if (vm.count(option)) throw UsageError("--" + std::string(option) + " applies to regression scenarios, not " + choice.name);
-    const std::uint64_t distinct = parse_count(a.distinct, "distinct");
-    if (distinct == 0) throw UsageError("--distinct: must be at least 1");
+    const std::uint64_t distinct = parse_count("distinct", a.distinct, 1);
+    if (stage == Stage::parse) return kExitOk;
     File out = a.output.empty() ? File(stdout) : open_for_writing(a.output);
     try {
       data::write_distribution_csv(choice.distribution, n, seed, distinct, "x", out.get());
@@ -115,14 +114,14 @@ int run_generate(const std::vector<std::string>& args) {
 
   data::ScenarioSpec spec;
   spec.n = n;
-  spec.q = parse_count(a.p, "p");
+  spec.q = parse_count("p", a.p);
   if (spec.q >= n)
     throw UsageError("--p: " + a.p + " predictors need more rows than that: p must be less than n = " + a.n);
   spec.contamination = choice.contamination;
   spec.seed = seed;
   if (a.contamination.empty() && choice.contamination != data::Contamination::none)
     throw UsageError("generate: --contamination is required for scenario " + choice.name + " (a fraction in [0, 0.5))");
-  spec.epsilon = a.contamination.empty() ? 0.0 : parse_fraction(a.contamination, "contamination");
+  spec.epsilon = a.contamination.empty() ? 0.0 : parse_fraction("contamination", a.contamination);
   if (choice.contamination == data::Contamination::none && spec.epsilon != 0.0)
     throw UsageError("--contamination: scenario clean has no contamination; give 0 or leave it out");
   apply_scenario_parameters(a.parameters, spec);
@@ -131,6 +130,7 @@ int run_generate(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("generate: ") + e.what());
   }
+  if (stage == Stage::parse) return kExitOk;
 
   File out = a.output.empty() ? File(stdout) : open_for_writing(a.output);
   File truth = a.truth.empty() ? File() : open_for_writing(a.truth);

@@ -175,12 +175,12 @@ Response read_response(const data::Table& table, std::size_t c, const std::vecto
 
 }  // namespace
 
-int run_knn(const std::vector<std::string>& args) {
+int run_knn(const std::vector<std::string>& args, Stage stage) {
   KnnArguments a;
   const po::options_description options = knn_options(a);
   const po::variables_map vm = parse_command_line(args, options, "knn");
   if (vm.count("help")) {
-    std::cout << options << "\n";
+    if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
   if (vm.count("data")) throw UsageError("knn: unexpected argument '" + vm["data"].as<std::string>() + "' (use --train FILE)");
@@ -203,6 +203,8 @@ int run_knn(const std::vector<std::string>& args) {
   o.k = ks.front();
   if (a.output != "table" && a.output != "json" && a.output != "csv")
     throw UsageError("--output: unknown format '" + a.output + "' (expected table, json or csv)");
+
+  if (stage == Stage::parse) return kExitOk;
 
   const data::Table train = data::read_csv(a.train);
   const std::size_t response_column = train.column_index(a.response);

@@ -32,7 +32,7 @@ Errors are printed as 'robust-fit: error: ...'; the exit code is 1 for data prob
 and 2 for command-line problems.
 )";
 
-using Command = int (*)(const std::vector<std::string>&);
+using Command = int (*)(const std::vector<std::string>&, robustfit::app::Stage);
 struct NamedCommand {
   std::string_view name;
   Command run;
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> rest(all.begin() + 1, all.end());
     for (const auto& command : kCommands)
-      if (all[0] == command.name) return command.run(rest);
+      if (all[0] == command.name) return command.run(rest, Stage::run);
     throw UsageError("unknown command '" + all[0] + "' (expected " + command_names() + "; see 'robust-fit --help')");
   } catch (const UsageError& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';

@@ -162,12 +162,12 @@ void print_table(std::ostream& out, const regression::McdResult& r, const data::
 
 }  // namespace
 
-int run_mcd(const std::vector<std::string>& args) {
+int run_mcd(const std::vector<std::string>& args, Stage stage) {
   McdArguments a;
   const po::options_description options = mcd_options(a);
   const po::variables_map vm = parse_command_line(args, options, "mcd");
   if (vm.count("help")) {
-    std::cout << options << "\n";
+    if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
   if (a.data_file.empty()) throw UsageError("mcd: no data file given (usage: robust-fit mcd DATA.csv [--columns A,B,...])");
@@ -182,6 +182,8 @@ int run_mcd(const std::vector<std::string>& args) {
   const OutputFormat format = parse_output_format(a.output);
   std::vector<std::string> columns;
   if (vm.count("columns")) columns = split_list(a.columns, "columns");
+
+  if (stage == Stage::parse) return kExitOk;
 
   const data::Table table = data::read_csv(a.data_file);
   if (columns.empty())

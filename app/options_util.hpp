@@ -25,10 +25,16 @@ std::uint64_t parse_integer(const std::string& option, const std::string& text, 
                             std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
 // A finite decimal number in [min, max]: "--alpha: '0.3' is not a number in [0.5, 1]".
 double parse_number(const std::string& option, const std::string& text, double min, double max);
+// A count as generate and bench take it: digits, or a scientific form that is a whole number
+// ("1e6"), at least `min`: "--n: '2.5' is not a non-negative whole number".
+std::uint64_t parse_count(const std::string& option, const std::string& text, std::uint64_t min = 0);
+// Any finite number: "--sigma: 'abc' is not a finite number".
+double parse_finite(const std::string& option, const std::string& text);
 // Comma-separated lists of the same (split_list, then each item as above).
 std::vector<std::uint64_t> parse_integer_list(const std::string& option, const std::string& text,
                                               std::uint64_t min = 0);
 std::vector<double> parse_number_list(const std::string& option, const std::string& text, double min, double max);
+std::vector<double> parse_finite_list(const std::string& option, const std::string& text);
 
 // Output formats of every subcommand.
 enum class OutputFormat { table, json };

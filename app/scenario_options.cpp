@@ -1,8 +1,5 @@
 #include "scenario_options.hpp"
 
-#include <charconv>
-#include <cmath>
-
 #include "cli_error.hpp"
 #include "options_util.hpp"
 
@@ -18,12 +15,6 @@ std::string with_underscores(std::string text) {
   for (char& c : text)
     if (c == '-') c = '_';
   return text;
-}
-
-bool parse_double(const std::string& text, double& value) {
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  return ec == std::errc() && ptr == end && !text.empty();
 }
 
 }  // namespace
@@ -59,35 +50,12 @@ ScenarioChoice parse_scenario(const std::string& text) {
                    "; see 'robust-fit generate --help')");
 }
 
-std::uint64_t parse_count(const std::string& text, const std::string& option) {
-  std::uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec == std::errc() && ptr == end && !text.empty()) return value;
-  double real = 0;
-  if (parse_double(text, real) && real >= 0 && real < 0x1p63 && real == std::floor(real))
-    return static_cast<std::uint64_t>(real);
-  throw UsageError("--" + option + ": '" + text + "' is not a non-negative whole number");
-}
-
-double parse_real(const std::string& text, const std::string& option) {
-  double value = 0;
-  if (!parse_double(text, value) || !std::isfinite(value))
-    throw UsageError("--" + option + ": '" + text + "' is not a finite number");
-  return value;
-}
-
-double parse_fraction(const std::string& text, const std::string& option) {
-  const double value = parse_real(text, option);
+double parse_fraction(const std::string& option, const std::string& text) {
+  const double value = parse_finite(option, text);
   if (!(value >= 0 && value < 0.5))
-    throw UsageError("--" + option + ": " + text + " is outside [0, 0.5): the contaminated fraction must leave a clean majority");
+    throw UsageError("--" + option + ": '" + text +
+                     "' is outside [0, 0.5): the contaminated fraction must leave a clean majority");
   return value;
-}
-
-std::vector<double> parse_real_list(const std::string& text, const std::string& option) {
-  std::vector<double> values;
-  for (const auto& item : split_list(text, option)) values.push_back(parse_real(item, option));
-  return values;
 }
 
 void add_scenario_parameter_options(po::options_description& options, ScenarioParameterText& t) {
@@ -105,14 +73,14 @@ void add_scenario_parameter_options(po::options_description& options, ScenarioPa
 
 void apply_scenario_parameters(const ScenarioParameterText& t, data::ScenarioSpec& spec) {
   const auto range = [](const std::string& text, const std::string& option, double& low, double& high) {
-    const auto values = parse_real_list(text, option);
+    const auto values = parse_finite_list(option, text);
     if (values.size() != 2 || values[0] > values[1])
       throw UsageError("--" + option + ": expected MIN,MAX with MIN <= MAX, got '" + text + "'");
     low = values[0];
     high = values[1];
   };
   if (!t.beta.empty()) {
-    const auto beta = parse_real_list(t.beta, "beta");
+    const auto beta = parse_finite_list("beta", t.beta);
     if (beta.size() == 1) {
       spec.beta.assign(spec.q + 1, beta[0]);
     } else if (beta.size() == spec.q + 1) {
@@ -123,14 +91,14 @@ void apply_scenario_parameters(const ScenarioParameterText& t, data::ScenarioSpe
     }
   }
   if (!t.sigma.empty()) {
-    spec.sigma = parse_real(t.sigma, "sigma");
+    spec.sigma = parse_finite("sigma", t.sigma);
     if (spec.sigma <= 0) throw UsageError("--sigma: must be positive, got " + t.sigma);
   }
   if (!t.shift.empty()) range(t.shift, "shift", spec.shift_min, spec.shift_max);
-  if (!t.leverage_x.empty()) spec.leverage_x = parse_real(t.leverage_x, "leverage-x");
-  if (!t.leverage_spread.empty()) spec.leverage_spread = parse_real(t.leverage_spread, "leverage-spread");
-  if (!t.leverage_offset.empty()) spec.leverage_offset = parse_real(t.leverage_offset, "leverage-offset");
-  if (!t.leverage_y_spread.empty()) spec.leverage_y_spread = parse_real(t.leverage_y_spread, "leverage-y-spread");
+  if (!t.leverage_x.empty()) spec.leverage_x = parse_finite("leverage-x", t.leverage_x);
+  if (!t.leverage_spread.empty()) spec.leverage_spread = parse_finite("leverage-spread", t.leverage_spread);
+  if (!t.leverage_offset.empty()) spec.leverage_offset = parse_finite("leverage-offset", t.leverage_offset);
+  if (!t.leverage_y_spread.empty()) spec.leverage_y_spread = parse_finite("leverage-y-spread", t.leverage_y_spread);
   if (spec.leverage_spread < 0 || spec.leverage_y_spread < 0)
     throw UsageError("--leverage-spread, --leverage-y-spread: must be >= 0");
   if (!t.good_leverage.empty()) {
@@ -138,7 +106,7 @@ void apply_scenario_parameters(const ScenarioParameterText& t, data::ScenarioSpe
     if (spec.good_leverage_min < 0) throw UsageError("--good-leverage: MIN must be >= 0 (the sign is drawn)");
   }
   if (!t.df.empty()) {
-    spec.t_df = parse_real(t.df, "df");
+    spec.t_df = parse_finite("df", t.df);
     if (spec.t_df <= 0) throw UsageError("--df: degrees of freedom must be positive, got " + t.df);
     if (spec.contamination != data::Contamination::heavy_tails)
       throw UsageError("--df applies to --scenario heavy-tails only");

@@ -23,12 +23,8 @@ struct ScenarioChoice {
 ScenarioChoice parse_scenario(const std::string& text);
 std::string scenario_names_help();
 
-// A non-negative whole number: digits, or a scientific form that is a whole number (1e6).
-std::uint64_t parse_count(const std::string& text, const std::string& option);
-double parse_real(const std::string& text, const std::string& option);
-// A contaminated fraction in [0, 0.5).
-double parse_fraction(const std::string& text, const std::string& option);
-std::vector<double> parse_real_list(const std::string& text, const std::string& option);
+// A contaminated fraction in [0, 0.5) (numbers themselves: options_util.hpp).
+double parse_fraction(const std::string& option, const std::string& text);
 
 // The scenario-parameter options (--beta, --sigma, --shift, --leverage-*, --good-leverage, --df),
 // kept as text and applied to a spec. Defaults: docs/BENCHMARKS.md.

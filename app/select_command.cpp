@@ -106,12 +106,12 @@ std::vector<double> select_on_cpu(const std::vector<double>& values, const std::
 
 }  // namespace
 
-int run_select(const std::vector<std::string>& args) {
+int run_select(const std::vector<std::string>& args, Stage stage) {
   SelectArguments a;
   const po::options_description options = select_options(a);
   const po::variables_map vm = parse_command_line(args, options, "select");
   if (vm.count("help")) {
-    std::cout << options << "\n";
+    if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
   if (a.data_file.empty()) throw UsageError("select: no data file given (usage: robust-fit select DATA.csv --column NAME ...)");
@@ -123,6 +123,8 @@ int run_select(const std::vector<std::string>& args) {
                                               selection::cuda_device_description());
   const selection::Algorithm algorithm = choice.algorithm;
   const bool cuda = choice.backend == selection::Backend::cuda;
+
+  if (stage == Stage::parse) return kExitOk;
 
   const data::Table table = data::read_csv(a.data_file);
   const data::ColumnData column = data::numeric_column(table, a.column, a.drop_missing);

@@ -11,6 +11,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -356,32 +357,34 @@ void check_status(cairo_status_t status, const std::filesystem::path& path) {
     throw std::runtime_error("cannot write '" + path.string() + "': " + cairo_status_to_string(status));
 }
 
+// Owners that release the surface and context when draw() throws (a series with mismatched
+// x and y): LeakSanitizer found the 1.6 MB image surface leaked on that path.
+using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
+using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
+
+void draw_on(cairo_surface_t* surface, const Figure& figure) {
+  const Context cr(cairo_create(surface), &cairo_destroy);
+  draw(cr.get(), figure);
+}
+
 // Each writer reports failures under `shown`, the name the caller asked for (save() writes a
 // temporary file first).
 void write_png(const Figure& figure, const std::filesystem::path& path, const std::filesystem::path& shown) {
   check(figure);
-  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, figure.width, figure.height);
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, figure);
-  cairo_destroy(cr);
-  const cairo_status_t status = cairo_surface_write_to_png(surface, path.c_str());
-  cairo_surface_destroy(surface);
-  check_status(status, shown);
+  const Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, figure.width, figure.height),
+                        &cairo_surface_destroy);
+  draw_on(surface.get(), figure);
+  check_status(cairo_surface_write_to_png(surface.get(), path.c_str()), shown);
 }
 
-// Vector surfaces (SVG, PDF) write as they go; finishing the surface completes the file.
 template <class Create>
 void write_vector(const Figure& figure, const std::filesystem::path& path, const std::filesystem::path& shown,
                   Create create) {
   check(figure);
-  cairo_surface_t* surface = create(path.c_str(), double(figure.width), double(figure.height));
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, figure);
-  cairo_destroy(cr);
-  cairo_surface_finish(surface);
-  const cairo_status_t status = cairo_surface_status(surface);
-  cairo_surface_destroy(surface);
-  check_status(status, shown);
+  const Surface surface(create(path.c_str(), double(figure.width), double(figure.height)), &cairo_surface_destroy);
+  draw_on(surface.get(), figure);
+  cairo_surface_finish(surface.get());
+  check_status(cairo_surface_status(surface.get()), shown);
 }
 
 }  // namespace

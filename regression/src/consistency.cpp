@@ -14,6 +14,9 @@ double dnorm(double x) { return boost::math::pdf(boost::math::normal_distributio
 
 double trimmed_scale_consistency(double covered, std::size_t n) {
   const double nd = static_cast<double>(n);
+  // Nothing trimmed (alpha = 1, h = n): the limit as covered -> n is 1 (q -> infinity, q phi(q) -> 0);
+  // qnorm(1) itself overflows. robustbase reports raw.cnp2 = 1 there too.
+  if (covered >= nd) return 1;
   const double q = qnorm((covered + nd) / (2 * nd));
   return 1 / std::sqrt(1 - (2 * nd) / (covered / q) * dnorm(q));
 }

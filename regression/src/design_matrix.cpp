@@ -4,6 +4,7 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -105,8 +106,14 @@ void require_full_rank(const ModelData& data, const Eigen::MatrixXd& gram, const
   if (certainly_full_rank(gram, data.n())) return;
   // Pivoted QR of the blockwise R factors (TSQR): the same singular values and column norms as
   // X itself, at the cost of a parallel blocked QR instead of an unblocked pivoted one.
-  const Eigen::MatrixXd factors = stacked_block_factors(data.X, data.y, {});
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(factors.leftCols(data.X.cols()));
+  Eigen::MatrixXd factors = stacked_block_factors(data.X, data.y, {}).leftCols(data.X.cols());
+  // Rank does not change with column scaling, but the QR's threshold is relative to the largest
+  // pivot: unit columns so that an intercept beside predictors of size 1e150 is not "zero".
+  for (Eigen::Index j = 0; j < factors.cols(); ++j) {
+    const double norm = factors.col(j).stableNorm();
+    if (norm > 0) factors.col(j) /= norm;
+  }
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(factors);
   if (static_cast<std::size_t>(qr.rank()) == data.p()) return;
   // The pivoted QR puts the dependent columns last; name the first of them.
   const Eigen::Index column = qr.colsPermutation().indices()(qr.rank());
@@ -117,6 +124,26 @@ void require_full_rank(const ModelData& data, const Eigen::MatrixXd& gram, const
                               " is a linear combination of the other columns (collinear predictors)");
 }
 
+// Squares and sums of squares must stay finite and normal: every column (and y) whose largest
+// magnitude is above 1e152 (squares to 1e304, leaving room for sums of ~1e4 such terms) or,
+// when not zero, below 1e-152 (squares under double's smallest normal) is refused.
+void require_representable(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y,
+                           const DesignScan& scan, const Namer& predictor) {
+  constexpr double kLargest = 1e152, kSmallest = 1e-152;
+  const auto check = [&](double largest, const std::string& name) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", largest);
+    if (largest > kLargest)
+      throw std::invalid_argument(name + " has values as large as " + text +
+                                  ": beyond 1e152 their squares overflow double; rescale the data");
+    if (largest > 0 && largest < kSmallest)
+      throw std::invalid_argument(name + " has no value larger than " + std::string(text) +
+                                  " in magnitude: below 1e-152 their squares underflow double; rescale the data");
+  };
+  for (Eigen::Index j = 0; j < predictors.cols(); ++j) check(std::max(-scan.min(j), scan.max(j)), predictor(j));
+  check(y.size() > 0 ? y.cwiseAbs().maxCoeff() : 0.0, "the response");
+}
+
 }  // namespace
 
 ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
@@ -125,6 +152,10 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
   if (predictors.rows() != y.size())
     throw std::invalid_argument("X has " + std::to_string(predictors.rows()) + " rows but y has " +
                                 std::to_string(y.size()) + " values");
+  // Before the scan: its Gram update on an n x 0 matrix is undefined behaviour in Eigen (found
+  // by the design fuzz target: `fit --no-intercept` on a file with only the response).
+  if (predictors.cols() == 0 && !intercept)
+    throw std::invalid_argument("the model has no coefficients: no predictors and no intercept");
   ModelData data;
   data.intercept = intercept;
   const Eigen::Index offset = intercept ? 1 : 0;
@@ -132,7 +163,15 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
   data.y.resize(y.size());
   const DesignScan scan = copy_and_scan(predictors, y, data);
   if (!scan.finite) require_finite(predictors, y, predictor);  // finds and names the first one
-  if (data.p() == 0) throw std::invalid_argument("the model has no coefficients: no predictors and no intercept");
+  require_representable(predictors, y, scan, predictor);
+  data.column_scale = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(data.p()));
+  for (Eigen::Index j = 0; j < predictors.cols(); ++j) {
+    const double largest = std::max(-scan.min(j), scan.max(j));
+    if (largest == 0 || (largest >= 0x1p-20 && largest <= 0x1p20)) continue;
+    const int exponent = std::ilogb(largest);
+    data.column_scale(j + offset) = std::ldexp(1.0, exponent);
+    data.X.col(j + offset) *= std::ldexp(1.0, -exponent);
+  }
   if (data.n() <= data.p())
     throw std::invalid_argument("too few observations: n = " + std::to_string(data.n()) +
                                 " must exceed the number of coefficients p = " + std::to_string(data.p()));
@@ -141,8 +180,14 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
       if (scan.max(j) == scan.min(j))
         throw std::invalid_argument(predictor(j) + " is constant (" + std::to_string(predictors(0, j)) +
                                     "): it is collinear with the intercept; remove it");
-  require_full_rank(data, scan.gram, predictor);
+  // The Gram matrix of the stored (scaled) X; the scan summed the caller's.
+  const Eigen::VectorXd inverse = data.column_scale.cwiseInverse();
+  require_full_rank(data, inverse.asDiagonal() * scan.gram * inverse.asDiagonal(), predictor);
   return data;
+}
+
+void to_original_scale(const ModelData& data, Eigen::VectorXd& coefficients) {
+  if (data.column_scale.size() == coefficients.size()) coefficients.array() /= data.column_scale.array();
 }
 
 }  // namespace robustfit::regression::detail

@@ -11,6 +11,11 @@ struct ModelData {
   Eigen::MatrixXd X;  // n x p; column 0 is the intercept (ones) when `intercept`
   Eigen::VectorXd y;
   bool intercept = true;
+  // Column j of X holds the caller's column divided by column_scale(j), a power of two (exact):
+  // columns far from unit size (beyond 2^+-20) are brought near 1 so that the rank decisions
+  // (relative pivot thresholds) see an intercept beside predictors of size 1e150. Coefficients
+  // found on X are divided by it to return to the caller's units (to_original_scale).
+  Eigen::VectorXd column_scale;
   std::size_t n() const { return static_cast<std::size_t>(X.rows()); }
   std::size_t p() const { return static_cast<std::size_t>(X.cols()); }
 };
@@ -21,5 +26,8 @@ struct ModelData {
 // Messages name predictors by `names` when given, else "predictor j" (1-based).
 ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
                           std::span<const std::string> names = {});
+
+// Coefficients of the stored X -> coefficients of the caller's X (in place).
+void to_original_scale(const ModelData& data, Eigen::VectorXd& coefficients);
 
 }  // namespace robustfit::regression::detail

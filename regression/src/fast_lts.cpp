@@ -89,6 +89,8 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   result.exhaustive = search.exhaustive;
   detail::Stopwatch watch;
   detail::finish_lts(data, search.best, h, alpha, options.reweight, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
   if (options.mcd) detail::fill_robust_distances(data, options, alpha, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();

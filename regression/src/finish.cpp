@@ -112,11 +112,14 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
-  const double raw_scale = s_h * trimmed_scale_consistency(hd, n) * lts_small_sample_raw(p, data.intercept, n, alpha);
+  // h = n (alpha = 1) trims nothing: robustbase's ltsReg then fits LS with the unbiased scale.
+  const double raw_scale = h == n ? std::sqrt(result.objective / static_cast<double>(n - p))
+                                  : s_h * trimmed_scale_consistency(hd, n) * lts_small_sample_raw(p, data.intercept, n, alpha);
   const double cutoff = qnorm(0.9875);
   result.coefficients = result.raw_coefficients;
   if (raw_scale < kExactFitScale) {
     result.raw_scale = result.scale = 0;
+    result.exact_fit = true;
   } else {
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
@@ -156,6 +159,7 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   result.coefficients = beta;
   if (raw_scale < kExactFitScale) {
     result.raw_scale = result.scale = 0;
+    result.exact_fit = true;
   } else {
     result.raw_scale = raw_scale;
     const Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);

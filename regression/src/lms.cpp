@@ -37,6 +37,11 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   if (h <= p || h > n)
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
+  // Rousseeuw & Leroy's scale divides by qnorm((n + h) / (2n)), infinite at h = n.
+  if (h == n)
+    throw std::invalid_argument("h = n = " + std::to_string(n) +
+                                " has no LMS scale: its consistency factor qnorm((n + h) / (2n)) = qnorm(1) is "
+                                "infinite; give h < n");
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
   FitResult result;
   result.timings.setup_s = watch.lap();
@@ -82,6 +87,8 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   result.selection = engine->selection_name();
   result.precision = options.precision;
   detail::finish_lms(data, best, h, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = total.lap();
   return result;
@@ -90,7 +97,10 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
 FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {
   detail::Stopwatch total;
   FitResult result;
-  detail::finish_ls(detail::make_model_data(X, y, intercept), result);
+  const detail::ModelData data = detail::make_model_data(X, y, intercept);
+  detail::finish_ls(data, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
   result.backend = "cpu";
   result.selection = "none";
   result.timings.total_s = result.timings.finish_s = total.lap();

@@ -99,8 +99,8 @@ TEST(GenerateCli, BadOptionsAreClearErrors) {
   expect_error(run_cli({"generate", "-s", "vertical", "--n", "5", "--p", "5", "-e", "0.1"}), 2, "p must be less than n");
   expect_error(run_cli({"generate", "-s", "sideways", "--n", "100", "-e", "0.1"}), 2, "unknown scenario 'sideways'");
   expect_error(run_cli({"generate", "-s", "selection:nope", "--n", "100"}), 2, "unknown distribution 'nope'");
-  expect_error(run_cli({"generate", "-s", "vertical", "--n", "-3", "-e", "0.1"}), 2, "'-3' is not a non-negative whole number");
-  expect_error(run_cli({"generate", "-s", "vertical", "--n", "2.5", "-e", "0.1"}), 2, "'2.5' is not a non-negative whole number");
+  expect_error(run_cli({"generate", "-s", "vertical", "--n", "-3", "-e", "0.1"}), 2, "'-3' is not a whole number >= 1");
+  expect_error(run_cli({"generate", "-s", "vertical", "--n", "2.5", "-e", "0.1"}), 2, "'2.5' is not a whole number >= 1");
   expect_error(run_cli({"generate", "-s", "vertical", "--n", "100", "-e", "0.1", "--beta", "1,2"}), 2, "--beta");
   expect_error(run_cli({"generate", "-s", "clean", "--n", "100", "-e", "0.1"}), 2, "clean has no contamination");
   expect_error(run_cli({"generate", "-s", "vertical", "--n", "100"}), 2, "--contamination is required");

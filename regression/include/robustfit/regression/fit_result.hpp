@@ -58,6 +58,11 @@ struct FitResult {
   double objective = 0;              // LTS: sum of the h smallest r^2 of the raw fit;
                                      // LMS: the h-th smallest r^2; LS: residual sum of squares
   double r_squared = 0;              // robust R^2 (robustbase's definition for LTS)
+  // An exact fit (robustbase's rule: raw scale below 1e-7): at least h rows lie on the raw fit's
+  // hyperplane. Then scale = raw_scale = 0, the final coefficients are the raw ones, the outliers
+  // are the rows with |residual| > 1e-7, standardized residuals are 0. Absolute, as robustbase:
+  // data whose spread is itself below 1e-7 read as an exact fit (rescale them).
+  bool exact_fit = false;
 
   std::vector<std::size_t> best_subset;  // 0-based rows of the raw fit's h-subset (sorted)
   Eigen::VectorXd fitted;                // from the final coefficients

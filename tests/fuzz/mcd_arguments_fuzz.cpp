@@ -1,0 +1,4 @@
+// robust-fit mcd: argv -> parsed options or a UsageError.
+#include "command_line_fuzz.hpp"
+
+ROBUSTFIT_COMMAND_LINE_FUZZ_TARGET(parse_mcd_arguments)

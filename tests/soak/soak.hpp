@@ -1,0 +1,274 @@
+#pragma once
+// Randomized soak: random regression problems fitted by the CPU and the CUDA engine, and random
+// or adversarial arrays selected by every algorithm against sort & choose. Problem i of a run
+// with seed S is drawn from seed S + i alone, so a failure reproduces from the one seed it
+// prints (robustfit_soak --problems 1 --seed <printed seed>). Used by tests/gpu/soak_test.cpp
+// (100 problems) and tests/soak/soak_main.cpp (any number). docs/RELIABILITY.md: the design.
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "robustfit/data/distributions.hpp"
+#include "robustfit/data/scenarios.hpp"
+#include "robustfit/regression/estimators.hpp"
+#include "robustfit/selection/capabilities.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+#include "robustfit/selection/gpu.hpp"
+
+namespace robustfit::soak {
+
+struct Problem {
+  std::uint64_t seed = 0;
+  std::size_t n = 0, q = 0;  // rows, predictors (the intercept is extra)
+  bool intercept = true;
+  data::Contamination contamination = data::Contamination::none;
+  double epsilon = 0;
+  std::size_t duplicated_rows = 0;  // rows overwritten by copies of other rows
+  bool constant_column = false;     // x1 constant (only without an intercept)
+  double scale = 1;                 // every value multiplied by it: 1, 1e-150 or 1e150
+  regression::Method method = regression::Method::lts;
+  std::optional<double> alpha;      // LTS
+  std::optional<std::size_t> h;     // overrides alpha
+  std::size_t subsets = 500;
+  selection::Algorithm algorithm = selection::Algorithm::automatic;  // the CUDA engine's
+  regression::Precision precision = regression::Precision::double_precision;
+};
+
+inline std::string describe(const Problem& p) {
+  std::ostringstream out;
+  out << "seed " << p.seed << ": n " << p.n << ", q " << p.q << (p.intercept ? "" : ", no intercept") << ", "
+      << data::to_string(p.contamination) << " " << p.epsilon << ", " << p.duplicated_rows << " duplicated rows"
+      << (p.constant_column ? ", constant x1" : "") << ", scale " << p.scale << ", " << regression::to_string(p.method);
+  if (p.alpha) out << " alpha " << *p.alpha;
+  if (p.h) out << " h " << *p.h;
+  out << ", " << p.subsets << " subsets, selection " << selection::to_string(p.algorithm) << ", "
+      << regression::to_string(p.precision);
+  return out.str();
+}
+
+// The problem of one seed. max_n caps n (a CPU-only run on a small machine).
+inline Problem draw_problem(std::uint64_t seed, std::size_t max_n = 100000) {
+  std::mt19937_64 random(seed);
+  const auto uniform = [&](double low, double high) { return std::uniform_real_distribution<double>(low, high)(random); };
+  const auto chance = [&](double probability) { return uniform(0, 1) < probability; };
+  const auto integer = [&](std::size_t low, std::size_t high) {
+    return std::uniform_int_distribution<std::size_t>(low, high)(random);
+  };
+  Problem p;
+  p.seed = seed;
+  p.q = integer(1, 20);
+  p.intercept = !chance(0.2);
+  const std::size_t coefficients = p.q + (p.intercept ? 1 : 0);
+  p.method = chance(0.7) ? regression::Method::lts : regression::Method::lms;
+  // LMS's default h = floor((n + 1) / 2) must exceed p and h < n: n >= 2p + 1.
+  const std::size_t min_n = p.method == regression::Method::lms ? 2 * coefficients + 1 : coefficients + 1;
+  const double log_n = uniform(std::log(static_cast<double>(min_n)), std::log(static_cast<double>(std::max(min_n, max_n))));
+  p.n = std::clamp<std::size_t>(static_cast<std::size_t>(std::exp(log_n)), min_n, std::max(min_n, max_n));
+  const data::Contamination kinds[] = {data::Contamination::none, data::Contamination::vertical,
+                                       data::Contamination::bad_leverage, data::Contamination::good_leverage,
+                                       data::Contamination::heavy_tails, data::Contamination::mixed};
+  p.contamination = kinds[integer(0, 5)];
+  p.epsilon = p.contamination == data::Contamination::none ? 0.0 : uniform(0, 0.45);
+  if (chance(0.2)) p.duplicated_rows = integer(1, std::max<std::size_t>(1, p.n / 4));
+  p.constant_column = !p.intercept && chance(0.3);
+  const double scale_draw = uniform(0, 1);
+  p.scale = scale_draw < 0.1 ? 1e-150 : scale_draw < 0.2 ? 1e150 : 1.0;
+  if (chance(0.3)) {
+    const std::size_t high = p.method == regression::Method::lms ? p.n - 1 : p.n;
+    p.h = integer(std::min(coefficients + 1, high), high);
+  } else if (p.method == regression::Method::lts && chance(0.5)) {
+    p.alpha = uniform(0.5, 1);
+  }
+  p.subsets = integer(1, 500);
+  const auto algorithms = selection::offered(selection::Backend::cuda, selection::Use::batched);
+  if (!algorithms.empty()) p.algorithm = algorithms[integer(0, algorithms.size() - 1)];
+  if (chance(0.2)) p.precision = regression::Precision::single_precision;
+  return p;
+}
+
+struct Data {
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+};
+
+inline Data make_data(const Problem& p) {
+  data::ScenarioSpec spec;
+  spec.n = p.n;
+  spec.q = p.q;
+  spec.contamination = p.contamination;
+  spec.epsilon = p.epsilon;
+  spec.seed = p.seed;
+  data::Scenario scenario = data::make_scenario(spec);
+  Data d{std::move(scenario.X), std::move(scenario.y)};
+  std::mt19937_64 random(p.seed ^ 0x9e3779b97f4a7c15ULL);
+  std::uniform_int_distribution<Eigen::Index> row(0, static_cast<Eigen::Index>(p.n) - 1);
+  for (std::size_t i = 0; i < p.duplicated_rows; ++i) {
+    const Eigen::Index from = row(random), to = row(random);
+    d.X.row(to) = d.X.row(from);
+    d.y(to) = d.y(from);
+  }
+  if (p.constant_column) d.X.col(0).setConstant(1.5);
+  d.X *= p.scale;
+  d.y *= p.scale;
+  return d;
+}
+
+struct Verdict {
+  bool passed = true;
+  bool skipped = false;  // both engines (or the CPU one, without CUDA) refused the problem
+  std::string message;   // on failure: what differed
+  std::string refusal;   // when skipped: the CPU engine's error
+};
+
+inline regression::FitResult fit(const Problem& p, const Data& d, regression::Backend backend) {
+  const bool cuda = backend == regression::Backend::cuda;
+  if (p.method == regression::Method::lms) {
+    regression::LmsOptions o;
+    o.h = p.h;
+    o.intercept = p.intercept;
+    o.subsets = p.subsets;
+    o.seed = p.seed;
+    o.backend = backend;
+    if (cuda) o.selection = p.algorithm, o.precision = p.precision;
+    return regression::fit_lms(d.X, d.y, o);
+  }
+  regression::LtsOptions o;
+  if (p.alpha) o.alpha = *p.alpha;
+  o.h = p.h;
+  o.intercept = p.intercept;
+  o.subsets = p.subsets;
+  o.seed = p.seed;
+  o.backend = backend;
+  if (cuda) o.selection = p.algorithm, o.precision = p.precision;
+  return regression::fit_lts(d.X, d.y, o);
+}
+
+inline bool all_finite(const regression::FitResult& f) {
+  return f.coefficients.allFinite() && f.raw_coefficients.allFinite() && std::isfinite(f.scale) &&
+         std::isfinite(f.raw_scale) && std::isfinite(f.objective) && std::isfinite(f.r_squared) &&
+         f.residuals.allFinite() && f.standardized_residuals.allFinite();
+}
+
+// The README's float bound (cuda_engine_test.cpp states the same): LTS objective within 1e-5
+// relative; LMS within 1e-5 + 8 e / s, e = 2^-24 max_i (|y_i| + sum_j |x_ij b_j|) + |b0|.
+inline double float_tolerance(const Problem& p, const Data& d, const regression::FitResult& dbl) {
+  if (p.method == regression::Method::lts) return 1e-5;
+  const Eigen::VectorXd& b = dbl.raw_coefficients;
+  const Eigen::VectorXd slopes = p.intercept ? Eigen::VectorXd(b.tail(d.X.cols())) : b;
+  const double size = (d.y.cwiseAbs() + d.X.cwiseAbs() * slopes.cwiseAbs()).maxCoeff() + (p.intercept ? std::abs(b(0)) : 0.0);
+  return 1e-5 + 8 * std::ldexp(size, -24) / std::sqrt(dbl.objective);
+}
+
+// CPU engine (double) against the CUDA engine (the problem's algorithm and precision).
+// Without CUDA: the CPU fit alone must be defined (every number finite) or a clear error.
+inline Verdict check_regression(const Problem& p, bool cuda) {
+  const Data d = make_data(p);
+  std::optional<regression::FitResult> cpu, gpu;
+  std::string cpu_error, gpu_error;
+  try {
+    cpu = fit(p, d, regression::Backend::cpu);
+  } catch (const std::exception& e) {
+    cpu_error = e.what();
+  }
+  Verdict v;
+  std::ostringstream why;
+  if (cpu && !all_finite(*cpu)) why << "CPU fit has a non-finite number (scale " << cpu->scale << ", objective " << cpu->objective << "); ";
+  if (!cpu && cpu_error.empty()) why << "CPU fit failed with an empty message; ";
+  if (!cuda) {
+    v.passed = why.str().empty();
+    v.message = why.str();
+    v.skipped = !cpu.has_value();
+    v.refusal = cpu_error;
+    return v;
+  }
+  try {
+    gpu = fit(p, d, regression::Backend::cuda);
+  } catch (const std::exception& e) {
+    gpu_error = e.what();
+  }
+  if (!cpu || !gpu) {
+    // Both refuse (the same data problem) or one does: only the first is fine.
+    if (cpu || gpu) why << "only one engine failed: cpu '" << cpu_error << "', cuda '" << gpu_error << "'; ";
+    v.skipped = !cpu && !gpu;
+    v.refusal = cpu_error;
+  } else {
+    const bool single = p.precision == regression::Precision::single_precision;
+    const double tolerance = single ? float_tolerance(p, d, *cpu) : 1e-9;
+    if (!all_finite(*gpu)) why << "CUDA fit has a non-finite number; ";
+    if (!(std::abs(gpu->objective - cpu->objective) <= tolerance * std::abs(cpu->objective)))
+      why << "objective cpu " << cpu->objective << " vs cuda " << gpu->objective << " (tolerance " << tolerance << " relative); ";
+    if (gpu->exact_fit != cpu->exact_fit) why << "exact fit cpu " << cpu->exact_fit << " vs cuda " << gpu->exact_fit << "; ";
+    // Outliers: identical in double; in float a row may differ only on the cutoff.
+    const double cutoff = p.method == regression::Method::lts ? 2.241402727604947 : 2.5;
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < cpu->outlier.size() && i < gpu->outlier.size(); ++i) {
+      if (cpu->outlier[i] == gpu->outlier[i]) continue;
+      ++differing;
+      const double z = std::abs(cpu->standardized_residuals(static_cast<Eigen::Index>(i)));
+      if (!single || std::abs(z - cutoff) > tolerance * cutoff)
+        why << "row " << i << " is an outlier of one engine only (|r/s| = " << z << "); ";
+    }
+    if (single && differing > 2) why << differing << " rows flagged by one engine only; ";
+    if (cpu->outlier.size() != gpu->outlier.size()) why << "outlier vectors differ in length; ";
+  }
+  v.message = why.str();
+  v.passed = v.message.empty();
+  return v;
+}
+
+// One array of a random selection distribution (the adversarial ones included), random ranks:
+// the CPU selections and every CUDA algorithm for one and many ranks against sort & choose.
+inline Verdict check_selection(std::uint64_t seed, bool cuda, std::size_t max_n = 1 << 20) {
+  std::mt19937_64 random(seed);
+  const auto distributions = data::all_distributions();
+  const data::Distribution distribution =
+      distributions[std::uniform_int_distribution<std::size_t>(0, distributions.size() - 1)(random)];
+  const double log_n = std::uniform_real_distribution<double>(0, std::log(static_cast<double>(max_n)))(random);
+  const auto n = std::max<std::size_t>(1, static_cast<std::size_t>(std::exp(log_n)));
+  const std::size_t distinct = std::uniform_int_distribution<std::size_t>(1, 64)(random);
+  const std::vector<double> values = data::make_distribution<double>(distribution, n, seed, distinct);
+  std::vector<std::size_t> ks = {0, n - 1, n / 2};
+  for (int i = 0; i < 5; ++i) ks.push_back(std::uniform_int_distribution<std::size_t>(0, n - 1)(random));
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  std::ostringstream why;
+  const auto compare = [&](const std::string& who, std::size_t k, double got) {
+    if (!(got == sorted[k])) why << who << " k " << k << ": " << got << " instead of " << sorted[k] << "; ";
+  };
+  try {
+    const std::vector<double> many = selection::kth_smallest_many<double>(values, ks);
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      compare("cpu kth_smallest_many", ks[i], many[i]);
+      compare("cpu kth_smallest", ks[i], selection::kth_smallest<double>(values, ks[i]));
+      compare("cpu kth_smallest_parallel", ks[i], selection::kth_smallest_parallel<double>(values, ks[i]));
+    }
+    if (cuda) {
+      for (const auto use : {selection::Use::single, selection::Use::many}) {
+        for (const auto algorithm : selection::offered(selection::Backend::cuda, use)) {
+          const std::vector<std::size_t> asked = use == selection::Use::single ? std::vector<std::size_t>{ks[2]} : ks;
+          const std::vector<double> got = selection::cuda_kth_smallest_many<double>(values, asked, algorithm);
+          for (std::size_t i = 0; i < asked.size(); ++i)
+            compare("cuda " + std::string(selection::to_string(algorithm)), asked[i], got[i]);
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    why << "threw: " << e.what() << "; ";
+  }
+  Verdict v;
+  v.message = why.str();
+  if (!v.message.empty())
+    v.message = "selection seed " + std::to_string(seed) + " (" + std::string(data::to_string(distribution)) +
+                ", n " + std::to_string(n) + ", distinct " + std::to_string(distinct) + "): " + v.message;
+  v.passed = v.message.empty();
+  return v;
+}
+
+}  // namespace robustfit::soak
