@@ -78,7 +78,8 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   result.timings.setup_s = total.lap();
   detail::LtsSteps steps;
   const detail::SearchOutcome search =
-      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings);
+      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings,
+                                   detail::Progress(options.progress));
   detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();
@@ -92,6 +93,7 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   if (options.mcd) detail::fill_robust_distances(data, options, alpha, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
+  detail::Progress(options.progress).report("finish", 1.0);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include "lms_refine.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "progress.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "stopwatch.hpp"
 #include "subsets.hpp"
@@ -38,6 +39,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
+  detail::Progress progress(options.progress);
   FitResult result;
   result.timings.setup_s = watch.lap();
   const double all = detail::binomial(n, p);
@@ -53,6 +55,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   result.subsets_tried = candidates.tried;
   result.singular_subsets = candidates.singular;
   result.timings.subsets_s = watch.lap();
+  progress.report("subsets", 0.1);
 
   // Evaluate in batches so that memory stays bounded.
   const auto m = static_cast<std::size_t>(candidates.betas.cols());
@@ -63,6 +66,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     Eigen::MatrixXd batch = batch_view;
     engine->lms_objectives(batch, h, data.intercept, std::span<double>(objectives).subspan(begin, static_cast<std::size_t>(count)));
     batch_view = batch;  // keeps the adjusted intercepts
+    progress.report("objectives", 0.1 + 0.7 * static_cast<double>(begin + static_cast<std::size_t>(count)) / static_cast<double>(m));
   }
   result.timings.objectives_s = watch.lap();
   // Chebyshev steps on the best few (monotone: a candidate only ever improves).
@@ -77,6 +81,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();
+  progress.report("refine", 0.95);
   detail::record_kernel_times(*engine, result.timings);
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
@@ -84,6 +89,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   detail::finish_lms(data, best, h, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = total.lap();
+  progress.report("finish", 1.0);
   return result;
 }
 
