@@ -179,7 +179,8 @@ int run_fit(const std::vector<std::string>& args) {
   std::optional<ProgressLine> progress;
   if (progress_wanted(a.quiet)) progress.emplace(method == regression::Method::lms ? "LMS" : "LTS");
   const regression::FitResult result =
-      fit(design, a, method, choice.backend, choice.algorithm, precision, progress ? progress->callback() : nullptr);
+      fit(design, a, method, estimator_backend(choice, a.backend), choice.algorithm, precision,
+          progress ? progress->callback() : nullptr);
   progress.reset();  // clear the line before the results
   const FitContext context{a.data_file, &design, a.alpha, a.seed};
   if (format == OutputFormat::json)

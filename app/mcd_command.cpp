@@ -180,7 +180,7 @@ int run_mcd(const std::vector<std::string>& args) {
   o.seed = parse_integer("seed", a.seed_text);
   const BackendChoice choice = choose_backend(a.backend, "selection", "auto", selection::Use::batched,
                                               regression::cuda_backend_available(), selection::cuda_device_description());
-  o.backend = choice.backend;
+  o.backend = estimator_backend(choice, a.backend);
   o.selection = choice.algorithm;
   const OutputFormat format = parse_output_format(a.output);
   std::vector<std::string> columns;

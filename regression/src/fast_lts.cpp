@@ -73,7 +73,8 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   // robustbase's correction factors are indexed by alpha; an explicit h stands for h / n.
   const double alpha = options.h ? std::clamp(static_cast<double>(h) / static_cast<double>(n), 0.5, 1.0) : options.alpha;
 
-  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
+  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
+                                    detail::SearchSize{n, p, options.subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
   detail::LtsSteps steps;

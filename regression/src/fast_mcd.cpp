@@ -505,7 +505,8 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double fa
   data.intercept = false;
   data.X = (X.rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
   data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
-  auto engine = make_engine(data, options.backend, options.selection);
+  auto engine = make_engine(data, options.backend, options.selection, Precision::double_precision,
+                            SearchSize{n, p, options.subsets});
   result.backend = engine->backend_name();
   McdSteps steps(data.X, h);
   PhaseTimings timings;

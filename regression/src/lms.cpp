@@ -38,13 +38,16 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   if (h <= p || h > n)
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "] (p + 1 to n)");
-  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
+  const double all = detail::binomial(n, p);
+  const std::size_t wanted = options.subsets.value_or(default_lms_subsets(p));
+  const bool exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;
+  const std::size_t searched = exhaustive ? static_cast<std::size_t>(all) : wanted;
+  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
+                                    detail::SearchSize{n, p, searched});
   detail::Progress progress(options.progress);
   FitResult result;
   result.timings.setup_s = watch.lap();
-  const double all = detail::binomial(n, p);
-  const std::size_t wanted = options.subsets.value_or(default_lms_subsets(p));
-  result.exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;
+  result.exhaustive = exhaustive;
   detail::Candidates candidates;
   if (result.exhaustive) {
     candidates = detail::exhaustive_elemental_fits(*engine);
