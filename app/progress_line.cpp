@@ -24,7 +24,8 @@ ProgressLine::~ProgressLine() {
 
 void ProgressLine::update(std::string_view phase, double fraction) {
   const Clock::time_point now = Clock::now();
-  if (now - start_ < kDelay || (shown_ && now - last_shown_ < kInterval)) return;
+  // The last report always shows once the delay is over: a fit longer than the delay is seen.
+  if (now - start_ < kDelay || (shown_ && now - last_shown_ < kInterval && fraction < 1.0)) return;
   shown_ = true;
   last_shown_ = now;
   std::fprintf(stderr, "\r\033[Krobust-fit: %s: %.*s %3.0f%%", label_.c_str(), static_cast<int>(phase.size()),

@@ -2,8 +2,10 @@
 // A fit of about 1.5 s here (hbk, 300000 LTS subsets on the CPU backend; the line waits 1 s).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -39,8 +41,12 @@ TEST(ProgressCli, NothingOnStderrWhenItIsNotATerminal) {
 }
 
 TEST(ProgressCli, ShownInATerminalUnlessQuiet) {
+  const auto start = std::chrono::steady_clock::now();
   const auto shown = stderr_in_terminal(kLongFit);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!shown) GTEST_SKIP() << "util-linux script is not installed";
+  // The line waits a second: a machine that fits this faster shows nothing, rightly.
+  if (seconds < 1.2 && shown->empty()) GTEST_SKIP() << "the fit took " << seconds << " s";
   EXPECT_NE(shown->find("robust-fit: LTS: "), std::string::npos) << *shown;
   EXPECT_NE(shown->find('%'), std::string::npos) << *shown;
   auto quiet = kLongFit;
