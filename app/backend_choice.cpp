@@ -31,13 +31,18 @@ BackendChoice choose_backend(const std::string& backend_text, const std::string&
   return {chosen, algorithm};
 }
 
+selection::Backend estimator_backend(const BackendChoice& choice, const std::string& backend_text) {
+  return backend_text == "auto" ? selection::Backend::automatic : choice.backend;
+}
+
 std::string algorithm_help(selection::Use use) {
   return selection::offered_summary(use);
 }
 
 std::string backend_help() {
   return "auto | cpu | cuda (auto: the backend that has the algorithm when only one has it, "
-         "else CUDA when a GPU is usable, else the CPU)";
+         "else CUDA when a GPU is usable and, for fit and mcd, the fit is large enough to gain from it "
+         "(a cost model in n * p * subsets), else the CPU)";
 }
 
 }  // namespace robustfit::app

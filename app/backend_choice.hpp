@@ -21,6 +21,11 @@ BackendChoice choose_backend(const std::string& backend_text, const std::string&
                              const std::string& algorithm_text, selection::Use use, bool cuda_usable,
                              const std::string& reason);
 
+// The backend to give an estimator (fit, mcd): automatic when the user asked for auto, so that
+// the estimator's cost model (regression/src/backend_cost.cpp) can keep small fits on the CPU
+// (it resolves to choice.backend otherwise); choice.backend for cpu and cuda.
+selection::Backend estimator_backend(const BackendChoice& choice, const std::string& backend_text);
+
 // "auto | sort | ... " per backend for `use`, and how --backend auto picks.
 std::string algorithm_help(selection::Use use);
 std::string backend_help();

@@ -8,6 +8,7 @@
 #include "diagnostic_plots.hpp"
 #include "fit_report.hpp"
 #include "options_util.hpp"
+#include "progress_line.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -51,7 +52,7 @@ struct FitArguments {
   double alpha = 0.5;
   std::optional<std::size_t> h, subsets;
   std::uint64_t seed = 0;
-  bool no_intercept = false, drop_missing = false, no_mcd = false;
+  bool no_intercept = false, drop_missing = false, no_mcd = false, quiet = false;
 };
 
 po::options_description fit_options(FitArguments& a) {
@@ -75,12 +76,14 @@ po::options_description fit_options(FitArguments& a) {
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("residuals", po::value(&a.residuals), "write per-row fitted values, residuals, weights and outlier flags to this CSV")
     ("plot", po::value(&a.plot), "draw the four diagnostic panels (residuals vs index and vs fitted, normal Q-Q, outlier map) to FILE.png, .svg or .pdf")
-    ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)");
+    ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)")
+    ("quiet,q", po::bool_switch(&a.quiet), "no progress line on stderr (shown only in a terminal, for fits longer than a second)");
   return options;
 }
 
 regression::FitResult fit(const data::Design& design, const FitArguments& a, regression::Method method,
-                          regression::Backend backend, selection::Algorithm selection, regression::Precision precision) {
+                          regression::Backend backend, selection::Algorithm selection, regression::Precision precision,
+                          const regression::ProgressCallback& progress) {
   const bool intercept = !a.no_intercept;
   switch (method) {
     case regression::Method::ls:
@@ -94,6 +97,7 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
       o.backend = backend;
       o.selection = selection;
       o.precision = precision;
+      o.progress = progress;
       return regression::fit_lms(design.X, design.y, o);
     }
     case regression::Method::lts: break;
@@ -108,6 +112,7 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
   o.selection = selection;
   o.precision = precision;
   o.mcd = !a.no_mcd;
+  o.progress = progress;
   return regression::fit_lts(design.X, design.y, o);
 }
 
@@ -173,7 +178,12 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
     throw data::DataError(a.data_file + ": " + e.what());
   }
 
-  const regression::FitResult result = fit(design, a, method, choice.backend, choice.algorithm, precision);
+  std::optional<ProgressLine> progress;
+  if (progress_wanted(a.quiet)) progress.emplace(method == regression::Method::lms ? "LMS" : "LTS");
+  const regression::FitResult result =
+      fit(design, a, method, estimator_backend(choice, a.backend), choice.algorithm, precision,
+          progress ? progress->callback() : nullptr);
+  progress.reset();  // clear the line before the results
   const FitContext context{a.data_file, &design, a.alpha, a.seed};
   if (format == OutputFormat::json)
     print_fit_json(std::cout, result, context);

@@ -2,12 +2,14 @@
 // robustbase::covMcd).
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "backend_choice.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "options_util.hpp"
+#include "progress_line.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -36,7 +38,7 @@ Options)";
 struct McdArguments {
   std::string data_file, columns, backend, output;
   std::string alpha_text, subsets_text, seed_text;
-  bool drop_missing = false;
+  bool drop_missing = false, quiet = false;
 };
 
 po::options_description mcd_options(McdArguments& a) {
@@ -50,7 +52,8 @@ po::options_description mcd_options(McdArguments& a) {
     ("seed", po::value(&a.seed_text)->default_value("0"), "seed of the random starts, an integer >= 0")
     ("backend", po::value(&a.backend)->default_value("auto"), backend_help().c_str())
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
-    ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)");
+    ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)")
+    ("quiet,q", po::bool_switch(&a.quiet), "no progress line on stderr (shown only in a terminal, for fits longer than a second)");
   return options;
 }
 
@@ -177,7 +180,7 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
   o.seed = parse_integer("seed", a.seed_text);
   const BackendChoice choice = choose_backend(a.backend, "selection", "auto", selection::Use::batched,
                                               regression::cuda_backend_available(), selection::cuda_device_description());
-  o.backend = choice.backend;
+  o.backend = estimator_backend(choice, a.backend);
   o.selection = choice.algorithm;
   const OutputFormat format = parse_output_format(a.output);
   std::vector<std::string> columns;
@@ -193,10 +196,17 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
     std::cerr << "robust-fit: note: dropped " << design.dropped_rows << " of " << table.rows()
               << " rows with missing or non-finite values (--drop-missing)\n";
   regression::McdResult result;
-  try {
-    result = regression::fit_mcd(design.X, o);
-  } catch (const std::invalid_argument& e) {
-    throw data::DataError(a.data_file + ": " + e.what());
+  {
+    std::optional<ProgressLine> progress;  // cleared when the block ends, before the results
+    if (progress_wanted(a.quiet)) {
+      progress.emplace("MCD");
+      o.progress = progress->callback();
+    }
+    try {
+      result = regression::fit_mcd(design.X, o);
+    } catch (const std::invalid_argument& e) {
+      throw data::DataError(a.data_file + ": " + e.what());
+    }
   }
   if (format == OutputFormat::json)
     print_json(std::cout, result, design, a.data_file, o.seed);

@@ -1,13 +1,10 @@
 // CSV input: header of names, then cells kept as numbers or as recorded problems per column.
-#include <cerrno>
-#include <cstdio>
-#include <memory>
 #include <string>
-#include <system_error>
 #include <unordered_map>
 
-#include "cell_value.hpp"
 #include "csv_records.hpp"
+#include "csv_rows.hpp"
+#include "file_text.hpp"
 #include "robustfit/data/csv.hpp"
 
 namespace robustfit::data {
@@ -17,28 +14,6 @@ constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::string at(std::string_view source, std::size_t line) {
   return std::string(source) + ":" + std::to_string(line);
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  const auto fail = [&](int error) {
-    return DataError("cannot open '" + path.string() +
-                     "': " + std::generic_category().message(error));
-  };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw fail(EISDIR);
-  errno = 0;
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                              &std::fclose);
-  if (!file) throw fail(errno != 0 ? errno : ENOENT);
-  std::string text;
-  char buffer[1 << 16];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, count);
-  if (std::ferror(file.get())) {
-    throw DataError("cannot read '" + path.string() +
-                    "': " + std::generic_category().message(errno != 0 ? errno : EIO));
-  }
-  return text;
 }
 
 std::vector<Column> read_header(csv_detail::RecordReader& reader, std::string_view source,
@@ -99,25 +74,7 @@ Table parse_csv(std::string_view text, std::string_view source, const CsvOptions
   for (const Column& column : table.columns) names.push_back(column.name);
   reader.set_column_names(&names);
 
-  csv_detail::Record record;
-  while (reader.next(record)) {
-    if (record.size != table.columns.size()) {
-      throw DataError(at(source, record.line) + ": expected " +
-                      std::to_string(table.columns.size()) + " fields (as in the header), found " +
-                      std::to_string(record.size));
-    }
-    const std::size_t row = table.lines.size();
-    table.lines.push_back(record.line);
-    for (std::size_t i = 0; i < record.size; ++i) {
-      Column& column = table.columns[i];
-      double value = 0.0;
-      const CellIssue issue = csv_detail::parse_cell(record.fields[i].text, value);
-      column.values.push_back(value);
-      if (issue != CellIssue::none) {
-        column.problems.push_back({row, record.line, issue, record.fields[i].text});
-      }
-    }
-  }
+  csv_detail::parse_rows(text.substr(reader.position()), reader.line(), delimiter, names, table);
   if (table.lines.empty()) {
     throw DataError(at(source, header_line) + ": no data rows after the header");
   }
@@ -125,8 +82,8 @@ Table parse_csv(std::string_view text, std::string_view source, const CsvOptions
 }
 
 Table read_csv(const std::filesystem::path& path, const CsvOptions& options) {
-  const std::string text = read_file(path);
-  return parse_csv(text, path.string(), options);
+  const csv_detail::FileText file(path);
+  return parse_csv(file.text(), path.string(), options);
 }
 
 }  // namespace robustfit::data

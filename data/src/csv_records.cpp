@@ -47,8 +47,9 @@ char detect_delimiter(std::string_view text) {
   return counts[best] > 0 ? candidates[best] : ',';
 }
 
-RecordReader::RecordReader(std::string_view text, std::string_view source, char delimiter)
-    : text_(text), source_(source), delimiter_(delimiter) {}
+RecordReader::RecordReader(std::string_view text, std::string_view source, char delimiter,
+                           std::size_t first_line)
+    : text_(text), source_(source), delimiter_(delimiter), line_(first_line) {}
 
 std::string RecordReader::column_label(std::size_t index) const {
   if (names_ != nullptr && index < names_->size() && !(*names_)[index].empty()) {
@@ -104,6 +105,7 @@ void RecordReader::read_quoted(Field& field, std::size_t index) {
   ++pos_;  // opening quote
   for (;;) {
     if (pos_ >= text_.size()) {
+      ran_off_end_ = true;
       throw DataError(std::string(source_) + ":" + std::to_string(open_line) + ":" +
                       column_label(index) +
                       ": unterminated quoted field (the quote opened here is never closed)");

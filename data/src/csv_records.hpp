@@ -24,7 +24,9 @@ char detect_delimiter(std::string_view text);
 
 class RecordReader {
  public:
-  RecordReader(std::string_view text, std::string_view source, char delimiter);
+  // `first_line`: the file line that text[0] is on (a chunk of a file starts past line 1).
+  RecordReader(std::string_view text, std::string_view source, char delimiter,
+               std::size_t first_line = 1);
 
   // Column labels for error messages (names once the header is known, else numbers).
   void set_column_names(const std::vector<std::string>* names) { names_ = names; }
@@ -32,6 +34,14 @@ class RecordReader {
   // Reads the next non-blank record; false at the end of the text. Throws DataError on an
   // unterminated quote or text after a closing quote.
   bool next(Record& record);
+
+  // Where the next record starts, as an offset into the text.
+  std::size_t position() const { return pos_; }
+  // The file line at position().
+  std::size_t line() const { return line_; }
+  // Whether the last DataError was a quoted field still open at the end of the text: for a
+  // chunk of a file, a sign that the chunk began inside a quoted field of the file.
+  bool ran_off_end() const { return ran_off_end_; }
 
  private:
   void read_field(Field& field, std::size_t index);
@@ -44,6 +54,7 @@ class RecordReader {
   char delimiter_;
   std::size_t pos_ = 0;
   std::size_t line_ = 1;
+  bool ran_off_end_ = false;
   const std::vector<std::string>* names_ = nullptr;
 };
 

@@ -1,8 +1,11 @@
 // From a Table to y and X: checks only the columns that are used, drops rows on request.
 #include "robustfit/data/design.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
+
+#include "robustfit/common/parallel.hpp"
 
 namespace robustfit::data {
 namespace {
@@ -127,16 +130,18 @@ Design make_design(const Table& table, const DesignOptions& options) {
   design.response = table.columns[response].name;
   design.y.resize(n);
   design.X.resize(n, q);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    design.y(i) = table.columns[response].values[selection.kept[static_cast<std::size_t>(i)]];
-  }
-  for (Eigen::Index j = 0; j < q; ++j) {
-    const Column& column = table.columns[predictors[static_cast<std::size_t>(j)]];
-    for (Eigen::Index i = 0; i < n; ++i) {
-      design.X(i, j) = column.values[selection.kept[static_cast<std::size_t>(i)]];
+  for (Eigen::Index j = 0; j < q; ++j) design.predictors.push_back(table.columns[predictors[static_cast<std::size_t>(j)]].name);
+  // One pass per used column, columns spread over the threads; a plain copy when no row drops.
+  const bool all_rows = selection.kept.size() == table.rows();
+  common::parallel_for(static_cast<std::size_t>(q) + 1, [&](unsigned, std::size_t c) {
+    const std::vector<double>& values = table.columns[c == 0 ? response : predictors[c - 1]].values;
+    double* const out = c == 0 ? design.y.data() : design.X.col(static_cast<Eigen::Index>(c - 1)).data();
+    if (all_rows) {
+      std::copy(values.begin(), values.end(), out);
+    } else {
+      for (std::size_t i = 0; i < selection.kept.size(); ++i) out[i] = values[selection.kept[i]];
     }
-    design.predictors.push_back(column.name);
-  }
+  });
   design.data_rows = one_based(selection.kept);
   design.dropped_rows = selection.dropped;
   return design;

@@ -28,6 +28,7 @@
 
 #include "c_steps.hpp"
 #include "engine.hpp"
+#include "progress.hpp"
 #include "robustfit/regression/fit_result.hpp"
 #include "stopwatch.hpp"
 #include "subsets.hpp"
@@ -53,6 +54,10 @@ struct SearchOutcome {
   bool exhaustive = false;
 };
 
+// Shares of the whole fit in progress reports: the starts and their first C-steps up to
+// kFinalStageBegin, the finalists' iterations up to kFinalStageEnd, the estimator's finish after.
+inline constexpr double kFinalStageBegin = 0.6, kFinalStageEnd = 0.95;
+
 // `steps` C-steps on every candidate; returns the objectives of the resulting candidates.
 template <class Steps>
 std::vector<double> concentrate(Steps& s, Engine& engine, Eigen::MatrixXd& candidates, std::size_t h, int steps) {
@@ -67,7 +72,7 @@ std::vector<double> concentrate(Steps& s, Engine& engine, Eigen::MatrixXd& candi
 // subset (bitwise equal columns) are followed once.
 template <class Steps>
 std::vector<double> concentrate_to_convergence(Steps& s, Engine& engine, Eigen::MatrixXd& candidates, std::size_t h,
-                                               int max_steps) {
+                                               int max_steps, Progress* progress = nullptr) {
   const auto m = static_cast<std::size_t>(candidates.cols());
   std::vector<double> best(m, std::numeric_limits<double>::infinity());
   Eigen::MatrixXd best_candidates = candidates;
@@ -103,6 +108,11 @@ std::vector<double> concentrate_to_convergence(Steps& s, Engine& engine, Eigen::
     }
     work = std::move(kept);
     active = std::move(next_active);
+    if (progress != nullptr) {  // the larger of the steps taken and the finalists converged
+      const double steps_done = static_cast<double>(step + 1) / static_cast<double>(max_steps);
+      const double converged = m == 0 ? 1.0 : 1.0 - static_cast<double>(active.size()) / static_cast<double>(m);
+      progress->report("C-steps", kFinalStageBegin + (kFinalStageEnd - kFinalStageBegin) * std::max(steps_done, converged));
+    }
   }
   // Candidates still improving at max_steps: their latest columns are unevaluated; keep the
   // best evaluated ones.
@@ -120,20 +130,22 @@ inline std::size_t scaled_h(std::size_t h, std::size_t n, std::size_t m, std::si
 
 template <class Steps>
 Eigen::MatrixXd starts_on_full_data(Steps& s, Engine& engine, Random& random, std::size_t h, std::size_t subsets,
-                                    const SearchPlan& plan, SearchOutcome& out, PhaseTimings& timings) {
+                                    const SearchPlan& plan, SearchOutcome& out, PhaseTimings& timings, Progress& progress) {
   Stopwatch watch;
   Candidates c = s.starts(engine, random, subsets, out.exhaustive);
   out.tried += c.tried;
   out.singular += c.singular;
   timings.subsets_s += watch.lap();
+  progress.report("subsets", kFinalStageBegin / 3);
   const std::vector<double> objectives = concentrate(s, engine, c.betas, h, plan.initial_steps);
   timings.csteps_s += watch.lap();
+  progress.report("C-steps", kFinalStageBegin);
   return best_columns(c.betas, objectives, plan.keep_best);
 }
 
 template <class Steps>
 Eigen::MatrixXd starts_on_subsamples(Steps& s, Engine& engine, Random& random, std::size_t h, std::size_t subsets,
-                                     const SearchPlan& plan, SearchOutcome& out, PhaseTimings& timings) {
+                                     const SearchPlan& plan, SearchOutcome& out, PhaseTimings& timings, Progress& progress) {
   Stopwatch watch;
   const std::size_t n = engine.rows(), p = engine.cols();
   const std::size_t groups = std::min(plan.max_subsamples, n / plan.subsample_size);
@@ -162,12 +174,14 @@ Eigen::MatrixXd starts_on_subsamples(Steps& s, Engine& engine, Random& random, s
     survivors.conservativeResize(Eigen::NoChange, survivors.cols() + best.cols());
     survivors.rightCols(best.cols()) = best;
     timings.csteps_s += watch.lap();
+    progress.report("subsets", 0.8 * kFinalStageBegin * static_cast<double>(g + 1) / static_cast<double>(groups));
   }
   std::sort(rows.begin(), rows.end());
   auto merged = engine.restrict_to(rows);
   const std::vector<double> objectives =
       concentrate(s, *merged, survivors, scaled_h(h, n, merged_size, p), plan.initial_steps);
   timings.csteps_s += watch.lap();
+  progress.report("C-steps", kFinalStageBegin);
   return best_columns(survivors, objectives, plan.keep_best);
 }
 
@@ -176,18 +190,18 @@ Eigen::MatrixXd starts_on_subsamples(Steps& s, Engine& engine, Random& random, s
 // The whole search: starts (nested for n >= 2 * subsample_size), finalists to convergence.
 template <class Steps>
 SearchOutcome concentration_search(Steps& s, Engine& engine, std::size_t h, std::size_t subsets, std::uint64_t seed,
-                                   const SearchPlan& plan, PhaseTimings& timings) {
+                                   const SearchPlan& plan, PhaseTimings& timings, Progress progress = {}) {
   Random random(seed);
   SearchOutcome out;
   Eigen::MatrixXd finalists =
       engine.rows() < 2 * plan.subsample_size
-          ? concentration::starts_on_full_data(s, engine, random, h, subsets, plan, out, timings)
-          : concentration::starts_on_subsamples(s, engine, random, h, subsets, plan, out, timings);
+          ? concentration::starts_on_full_data(s, engine, random, h, subsets, plan, out, timings, progress)
+          : concentration::starts_on_subsamples(s, engine, random, h, subsets, plan, out, timings, progress);
   Stopwatch watch;
   // Finalists come best first (best_columns).
   if (engine.rows() > plan.final_keep_above && static_cast<std::size_t>(finalists.cols()) > plan.final_keep)
     finalists = Eigen::MatrixXd(finalists.leftCols(static_cast<Eigen::Index>(plan.final_keep)));
-  const std::vector<double> objectives = concentrate_to_convergence(s, engine, finalists, h, plan.max_steps);
+  const std::vector<double> objectives = concentrate_to_convergence(s, engine, finalists, h, plan.max_steps, &progress);
   timings.csteps_s += watch.lap();
   const auto best = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();
   out.best = finalists.col(best);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cpu_engine.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "robustfit/selection/gpu.hpp"
 
@@ -32,11 +33,14 @@ std::string cuda_unavailable_reason() {
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
-                                    Precision precision) {
+                                    Precision precision, std::optional<SearchSize> search) {
   // The engines select one rank per candidate column: the table's "batched" use.
   constexpr auto use = selection::Use::batched;
   const bool cuda_usable = cuda_backend_available();
-  const Backend chosen = selection::resolve_backend(backend, use, selection, cuda_usable);
+  Backend chosen = selection::resolve_backend(backend, use, selection, cuda_usable);
+  if (backend == Backend::automatic && chosen == Backend::cuda && search && precision == Precision::double_precision &&
+      selection::offers(Backend::cpu, use, selection) && !cuda_pays_off(*search, common::worker_count(search->subsets)))
+    chosen = Backend::cpu;
   selection::require_offered(chosen, use, selection);
   if (chosen == Backend::cuda && !cuda_usable)
     throw std::invalid_argument(selection::cuda_unavailable_message(backend, use, selection, cuda_unavailable_reason()));

@@ -1,7 +1,9 @@
 #pragma once
 // Picks and builds the engine for a backend request.
 #include <memory>
+#include <optional>
 
+#include "backend_cost.hpp"
 #include "design_matrix.hpp"
 #include "engine.hpp"
 #include "robustfit/regression/options.hpp"
@@ -10,12 +12,14 @@ namespace robustfit::regression::detail {
 
 // The backend follows selection::resolve_backend for batched columns (automatic: the only
 // backend that has `selection`, else CUDA when this build has the CUDA engine and a device is
-// usable, else CPU). Throws std::invalid_argument when the chosen backend does not offer
+// usable, else CPU); for automatic with both backends open and double precision, a given
+// `search` size then keeps small searches on the CPU where cuda_pays_off says so. Throws std::invalid_argument when the chosen backend does not offer
 // `selection` (the capability table's message), when CUDA is chosen but unavailable (saying
 // why), or when single precision is asked of the CPU engine (which computes in double only).
 // The engine may refer to `data` without copying it: `data` must outlive the engine.
 std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
-                                    Precision precision = Precision::double_precision);
+                                    Precision precision = Precision::double_precision,
+                                    std::optional<SearchSize> search = std::nullopt);
 
 #ifdef ROBUSTFIT_CUDA_ENGINE
 std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection, Precision precision);

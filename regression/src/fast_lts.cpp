@@ -73,12 +73,14 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   // robustbase's correction factors are indexed by alpha; an explicit h stands for h / n.
   const double alpha = options.h ? std::clamp(static_cast<double>(h) / static_cast<double>(n), 0.5, 1.0) : options.alpha;
 
-  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
+  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
+                                    detail::SearchSize{n, p, options.subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
   detail::LtsSteps steps;
   const detail::SearchOutcome search =
-      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings);
+      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings,
+                                   detail::Progress(options.progress));
   detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();
@@ -94,6 +96,7 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   if (options.mcd) detail::fill_robust_distances(data, options, alpha, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
+  detail::Progress(options.progress).report("finish", 1.0);
   return result;
 }
 

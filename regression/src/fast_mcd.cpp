@@ -505,11 +505,13 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double fa
   data.intercept = false;
   data.X = (X.rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
   data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
-  auto engine = make_engine(data, options.backend, options.selection);
+  auto engine = make_engine(data, options.backend, options.selection, Precision::double_precision,
+                            SearchSize{n, p, options.subsets});
   result.backend = engine->backend_name();
   McdSteps steps(data.X, h);
   PhaseTimings timings;
-  const SearchOutcome search = concentration_search(steps, *engine, h, options.subsets, options.seed, kMcdPlan, timings);
+  const SearchOutcome search = concentration_search(steps, *engine, h, options.subsets, options.seed, kMcdPlan, timings,
+                                                   Progress(options.progress));
   result.subsets_tried = search.tried;
   result.singular_subsets = search.singular;
   if (const auto& plane = steps.exact_fit()) {
@@ -536,7 +538,9 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double fa
 }  // namespace
 }  // namespace detail
 
-McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
+namespace {
+
+McdResult fit_mcd_unreported(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
   const auto n = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
   if (p == 0) throw std::invalid_argument("MCD needs at least one variable");
   for (Eigen::Index j = 0; j < X.cols(); ++j)
@@ -572,6 +576,14 @@ McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options
   } else {
     detail::multivariate(data, options, factor_raw, result);
   }
+  return result;
+}
+
+}  // namespace
+
+McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
+  McdResult result = fit_mcd_unreported(X, options);
+  detail::Progress(options.progress).report("finish", 1.0);
   return result;
 }
 

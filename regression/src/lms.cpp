@@ -11,6 +11,7 @@
 #include "lms_refine.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "progress.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "stopwatch.hpp"
 #include "subsets.hpp"
@@ -42,12 +43,16 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     throw std::invalid_argument("h = n = " + std::to_string(n) +
                                 " has no LMS scale: its consistency factor qnorm((n + h) / (2n)) = qnorm(1) is "
                                 "infinite; give h < n");
-  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision);
-  FitResult result;
-  result.timings.setup_s = watch.lap();
   const double all = detail::binomial(n, p);
   const std::size_t wanted = options.subsets.value_or(default_lms_subsets(p));
-  result.exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;
+  const bool exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;
+  const std::size_t searched = exhaustive ? static_cast<std::size_t>(all) : wanted;
+  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
+                                    detail::SearchSize{n, p, searched});
+  detail::Progress progress(options.progress);
+  FitResult result;
+  result.timings.setup_s = watch.lap();
+  result.exhaustive = exhaustive;
   detail::Candidates candidates;
   if (result.exhaustive) {
     candidates = detail::exhaustive_elemental_fits(*engine);
@@ -58,6 +63,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   result.subsets_tried = candidates.tried;
   result.singular_subsets = candidates.singular;
   result.timings.subsets_s = watch.lap();
+  progress.report("subsets", 0.1);
 
   // Evaluate in batches so that memory stays bounded.
   const auto m = static_cast<std::size_t>(candidates.betas.cols());
@@ -68,6 +74,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     Eigen::MatrixXd batch = batch_view;
     engine->lms_objectives(batch, h, data.intercept, std::span<double>(objectives).subspan(begin, static_cast<std::size_t>(count)));
     batch_view = batch;  // keeps the adjusted intercepts
+    progress.report("objectives", 0.1 + 0.7 * static_cast<double>(begin + static_cast<std::size_t>(count)) / static_cast<double>(m));
   }
   result.timings.objectives_s = watch.lap();
   // Chebyshev steps on the best few (monotone: a candidate only ever improves).
@@ -82,6 +89,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();
+  progress.report("refine", 0.95);
   detail::record_kernel_times(*engine, result.timings);
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
@@ -91,6 +99,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   detail::to_original_scale(data, result.raw_coefficients);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = total.lap();
+  progress.report("finish", 1.0);
   return result;
 }
 

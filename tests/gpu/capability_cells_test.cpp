@@ -15,6 +15,8 @@
 #include "device_vector.hpp"
 #include "gpu_skip.hpp"
 #include "robustfit/data/distributions.hpp"
+#include "regression/src/backend_cost.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/data/scenarios.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "robustfit/selection/capabilities.hpp"
@@ -161,8 +163,17 @@ TEST(GpuCapabilityCells, FitsOnEveryBackendCell) {
         }
         continue;
       }
+      // auto with both backends open: the estimators' cost model decides (backend_cost.cpp).
+      const bool both = selection::offers(Backend::cpu, Use::batched, algorithm) &&
+                        selection::offers(Backend::cuda, Use::batched, algorithm);
+      const Backend expected =
+          backend == Backend::automatic && both
+              ? (regression::detail::cuda_pays_off({spec.n, spec.q + 1, options.subsets}, common::worker_count(options.subsets))
+                     ? Backend::cuda
+                     : Backend::cpu)
+              : chosen;
       const auto fit = regression::fit_lts(scenario.X, scenario.y, options);
-      EXPECT_EQ(fit.backend, selection::to_string(chosen)) << label;
+      EXPECT_EQ(fit.backend, selection::to_string(expected)) << label;
       EXPECT_NEAR(fit.objective, reference.objective, 1e-9 * reference.objective) << label;
       EXPECT_EQ(fit.outlier, reference.outlier) << label;
     }

@@ -20,6 +20,7 @@ struct McdOptions {
   std::uint64_t seed = 0;
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
+  ProgressCallback progress;   // optional (options.hpp): phases "subsets", "C-steps", "finish"
 };
 
 struct McdResult {

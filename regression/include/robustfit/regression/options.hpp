@@ -2,6 +2,7 @@
 // Options of the estimators. Defaults follow robustbase::ltsReg (LTS) and MASS::lqs (LMS).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -24,6 +25,12 @@ using selection::to_string;
 using Precision = selection::Precision;
 using selection::parse_precision;  // "double" | "float"; throws std::invalid_argument
 
+// Progress of a fit, for a caller that shows it (the CLI, in a terminal): called between
+// batches of engine work, never from inside a kernel, with the phase ("subsets", "C-steps",
+// "objectives", "refine", "finish") and the fraction of the fit done, in [0, 1]. Fractions
+// never decrease and the last call of a fit that returns has 1. Empty (the default): silent.
+using ProgressCallback = std::function<void(std::string_view phase, double fraction)>;
+
 std::string_view to_string(Method method);
 Method parse_method(std::string_view name);    // "ls" | "lts" | "lms"; throws std::invalid_argument
 
@@ -40,6 +47,7 @@ struct LtsOptions {
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
   Precision precision = Precision::double_precision;  // single_precision: CUDA engine only
+  ProgressCallback progress;       // optional; see ProgressCallback
 };
 
 struct LmsOptions {
@@ -50,6 +58,7 @@ struct LmsOptions {
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
   Precision precision = Precision::double_precision;  // single_precision: CUDA engine only
+  ProgressCallback progress;           // optional; see ProgressCallback
 };
 
 }  // namespace robustfit::regression
