@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -93,6 +94,20 @@ struct StreamDrain {
 
 // Float uploads: the conversion runs on the host in chunks through two staging buffers, chunk
 // k+1 converted while chunk k transfers (no full converted copy on the host). Synchronises.
+// Single precision squares residuals: values must keep their squares inside float's normal
+// range, so the largest |value| of an uploaded array (X, whose columns the driver already
+// scales near unit size, or y) must lie in [1e-18, 1e18] unless it is 0. Outside, float would
+// overflow or flush to zero silently: refuse, never a wrong fit.
+inline void require_single_precision_range(double largest) {
+  constexpr double kSmallest = 1e-18, kLargest = 1e18;
+  if (largest > kLargest || (largest > 0 && largest < kSmallest)) {
+    std::ostringstream message;
+    message << "the data's magnitude (largest |value| " << largest << ") is outside what single precision can square "
+            << "(1e-18 to 1e18); use double precision or rescale the data";
+    throw std::invalid_argument(message.str());
+  }
+}
+
 template <class Scalar>
 void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t stream) {
   const std::size_t chunk = std::min(count, kStagingBytes / sizeof(Scalar));
@@ -109,8 +124,7 @@ void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaS
       largest = std::max(largest, std::abs(value));
       host[i] = static_cast<Scalar>(value);
     }
-    if (largest > static_cast<double>(std::numeric_limits<Scalar>::max()))
-      throw std::invalid_argument("the data exceed the range of single precision (|value| > 3.4e38); use double precision");
+    require_single_precision_range(largest);
     CUDA_CHECK(cudaMemcpyAsync(d_dst + begin, host, sizeof(Scalar) * length, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaEventRecord(done[k].get(), stream));
   }
