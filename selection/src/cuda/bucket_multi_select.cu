@@ -189,6 +189,9 @@ class BucketMultiSelect {
 
   void run(const std::size_t* ks, std::size_t count, T* out) {
     const unsigned grid = streaming_grid(n_, kThreads, 1, kBlocksPerSm);
+    // The whole block is copied back to the host later: define every byte (padding, unused
+    // pivots), so that the copy never reads uninitialised memory (compute-sanitizer initcheck).
+    CUDA_CHECK(cudaMemsetAsync(control_, 0, sizeof(Control<T>), stream_));
     reset_control<T><<<1, kThreads, 0, stream_>>>(control_);
     CUDA_CHECK_LAUNCH();
     min_max<T><<<grid, kThreads, 0, stream_>>>(x_, n_, control_);

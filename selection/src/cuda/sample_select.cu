@@ -94,7 +94,8 @@ __global__ __launch_bounds__(kThreads) void count_buckets(const T* __restrict__ 
   __shared__ T tree[kSplitters + 1];
   __shared__ T sorted[kSplitters];
   __shared__ unsigned int local[kBuckets];
-  for (int i = threadIdx.x; i <= kSplitters; i += blockDim.x) tree[i] = splitters->tree[i];
+  // The implicit tree starts at index 1 (tree[0] is never written nor read).
+  for (int i = 1 + threadIdx.x; i <= kSplitters; i += blockDim.x) tree[i] = splitters->tree[i];
   for (int i = threadIdx.x; i < kSplitters; i += blockDim.x) sorted[i] = splitters->sorted[i];
   for (int i = threadIdx.x; i < kBuckets; i += blockDim.x) local[i] = 0;
   __syncthreads();
