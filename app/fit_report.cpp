@@ -166,7 +166,8 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
     std::size_t counts[4] = {0, 0, 0, 0};
     for (auto c : classes) ++counts[static_cast<int>(c)];
     out << "\noutlier map (robust distance cutoff " << number(fit.rd_cutoff) << ", residual cutoff 2.5): " << counts[0]
-        << " regular, " << counts[1] << " vertical outliers, " << counts[2] << " good leverage, " << counts[3]
+        << " regular, " << counts[1] << (counts[1] == 1 ? " vertical outlier, " : " vertical outliers, ") << counts[2]
+        << " good leverage, " << counts[3]
         << " bad leverage\n";
   }
 }
