@@ -3,24 +3,15 @@
 #include <stdexcept>
 
 #include "cli_error.hpp"
+#include "options_util.hpp"
 
 namespace robustfit::app {
 
 BackendChoice choose_backend(const std::string& backend_text, const std::string& algorithm_option,
                              const std::string& algorithm_text, selection::Use use, bool cuda_usable,
                              const std::string& reason) {
-  selection::Backend requested{};
-  selection::Algorithm algorithm{};
-  try {
-    requested = selection::parse_backend(backend_text);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--backend: ") + e.what());
-  }
-  try {
-    algorithm = selection::parse_algorithm(algorithm_text);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError("--" + algorithm_option + ": " + e.what());
-  }
+  const auto requested = parse_or_usage<selection::Backend>("backend", backend_text, selection::parse_backend);
+  const auto algorithm = parse_or_usage<selection::Algorithm>(algorithm_option, algorithm_text, selection::parse_algorithm);
   const selection::Backend chosen = selection::resolve_backend(requested, use, algorithm, cuda_usable);
   if (!selection::offers(chosen, use, algorithm))
     throw UsageError("--" + algorithm_option + " " + algorithm_text + " with --backend " + backend_text + ": " +

@@ -132,11 +132,7 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
   grid.epsilons = parse_each<double>(a.epsilons, "contamination", [](const std::string& s) { return parse_fraction("contamination", s); });
   std::sort(grid.epsilons.begin(), grid.epsilons.end());
   grid.estimators = parse_each<regression::Method>(a.estimators, "estimators", [](const std::string& s) {
-    try {
-      return regression::parse_method(s);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--estimators: ") + e.what());
-    }
+    return parse_or_usage<regression::Method>("estimators", s, regression::parse_method);
   });
   grid.backends = parse_each<regression::Backend>(a.backends, "backend", [](const std::string& s) {
     if (s != "cpu" && s != "cuda") throw UsageError("--backend: unknown backend '" + s + "' (expected cpu or cuda)");
@@ -145,11 +141,7 @@ BenchGrid make_grid(const BenchArguments& a, const po::variables_map& vm) {
     return regression::parse_backend(s);
   });
   grid.selections = parse_each<std::string>(a.selections, "selection", [](const std::string& s) {
-    try {
-      (void)selection::parse_algorithm(s);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--selection: ") + e.what());
-    }
+    (void)parse_or_usage<selection::Algorithm>("selection", s, selection::parse_algorithm);
     return s;
   });
   // Every backend x selection cell of the grid must exist (capability table), before any fit runs.

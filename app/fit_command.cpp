@@ -116,14 +116,6 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
   return regression::fit_lts(design.X, design.y, o);
 }
 
-template <class T, class Parse>
-T parse_or_usage(const std::string& option, const std::string& value, Parse parse) {
-  try {
-    return parse(value);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError("--" + option + ": " + e.what());
-  }
-}
 
 }  // namespace
 

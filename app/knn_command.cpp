@@ -76,14 +76,6 @@ po::options_description knn_options(KnnArguments& a) {
   return options;
 }
 
-template <class T, class Parse>
-T parse_or_usage(const std::string& option, const std::string& value, Parse parse) {
-  try {
-    return parse(value);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError("--" + option + ": " + e.what());
-  }
-}
 
 std::vector<std::size_t> parse_ks(const std::string& text) {
   const std::vector<std::uint64_t> ks = parse_integer_list("k", text, 1);

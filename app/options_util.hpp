@@ -3,8 +3,11 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "cli_error.hpp"
 
 namespace robustfit::app {
 
@@ -13,6 +16,17 @@ namespace robustfit::app {
 boost::program_options::variables_map parse_command_line(
     const std::vector<std::string>& args, const boost::program_options::options_description& options,
     const std::string& command);
+
+// A named choice (method, metric, backend, ...) through the library's parse function: its
+// std::invalid_argument becomes a UsageError "--option: <the library's message>".
+template <class T, class Parse>
+T parse_or_usage(const std::string& option, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--" + option + ": " + e.what());
+  }
+}
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are a UsageError naming `option`.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);

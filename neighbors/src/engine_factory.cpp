@@ -35,11 +35,8 @@ std::unique_ptr<Engine> make_engine(const RowMatrix& train, Metric metric, selec
   const bool cuda = backend == Backend::cuda || (backend == Backend::automatic && cuda_backend_available());
   if (backend == Backend::cuda && !cuda_backend_available())
     throw std::invalid_argument("backend: the CUDA backend was requested but is not available: " + cuda_unavailable_reason());
-  if (precision == Precision::single_precision && backend == Backend::cpu)
-    throw std::invalid_argument("precision: single precision (float) is offered by the CUDA backend only; the CPU backend computes in double");
-  if (precision == Precision::single_precision && !cuda)
-    throw std::invalid_argument("precision: single precision (float) needs the CUDA backend, which is not available: " +
-                                cuda_unavailable_reason());
+  selection::require_precision_on(precision, backend, cuda ? Backend::cuda : Backend::cpu,
+                                  ", which is not available: " + cuda_unavailable_reason());
 #ifdef ROBUSTFIT_CUDA_NEIGHBORS
   if (cuda) return make_cuda_engine(train, metric, precision);
 #endif

@@ -44,15 +44,10 @@ std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, sele
   selection::require_offered(chosen, use, selection);
   if (chosen == Backend::cuda && !cuda_usable)
     throw std::invalid_argument(selection::cuda_unavailable_message(backend, use, selection, cuda_unavailable_reason()));
-  // Never a silent fall-back to double: float was asked for, so it is the CUDA engine or an error.
-  if (precision == Precision::single_precision && backend == Backend::cpu)
-    throw std::invalid_argument("single precision (float) is offered by the CUDA backend only; the CPU backend computes in double");
-  if (precision == Precision::single_precision && chosen != Backend::cuda)
-    throw std::invalid_argument(
-        "single precision (float) needs the CUDA backend" +
-        (cuda_usable ? ", but selection algorithm '" + std::string(selection::to_string(selection)) +
-                           "' runs on the CPU backend only"
-                     : ", which is not available: " + cuda_unavailable_reason()));
+  selection::require_precision_on(precision, backend, chosen,
+                                  cuda_usable ? ", but selection algorithm '" + std::string(selection::to_string(selection)) +
+                                                    "' runs on the CPU backend only"
+                                              : ", which is not available: " + cuda_unavailable_reason());
 #ifdef ROBUSTFIT_CUDA_ENGINE
   if (chosen == Backend::cuda) return make_cuda_engine(data, selection, precision);
 #endif

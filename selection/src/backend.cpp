@@ -34,4 +34,12 @@ Precision parse_precision(std::string_view name) {
   throw std::invalid_argument("unknown precision '" + std::string(name) + "' (expected double or float)");
 }
 
+void require_precision_on(Precision precision, Backend requested, Backend chosen, const std::string& why_not) {
+  if (precision != Precision::single_precision) return;
+  if (requested == Backend::cpu)
+    throw std::invalid_argument(
+        "single precision (float) is offered by the CUDA backend only; the CPU backend computes in double");
+  if (chosen != Backend::cuda) throw std::invalid_argument("single precision (float) needs the CUDA backend" + why_not);
+}
+
 }  // namespace robustfit::selection

@@ -7,12 +7,14 @@
 #include <stdexcept>
 
 #include "brute_force.hpp"
+#include "error_of.hpp"
 #include "cpu_engine.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/neighbors/knn.hpp"
 
 namespace nb = robustfit::neighbors;
 using robustfit::testing::brute_force_knn;
+using robustfit::testing::error_of;
 
 namespace {
 
@@ -119,12 +121,7 @@ TEST(KnnSearch, ValidationNamesTheProblem) {
   const Eigen::MatrixXd train = Eigen::MatrixXd::Random(10, 2), queries = Eigen::MatrixXd::Random(3, 2);
   auto message = [&](const Eigen::MatrixXd& t, const Eigen::MatrixXd& q, std::size_t k) {
     options.k = k;
-    try {
-      nb::knn_search(t, q, options);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return error_of([&] { nb::knn_search(t, q, options); });
   };
   EXPECT_NE(message(train, queries, 0).find("k: must be at least 1"), std::string::npos);
   EXPECT_NE(message(train, queries, 11).find("n = 10"), std::string::npos);

@@ -3,20 +3,12 @@
 
 #include <limits>
 
+#include "error_of.hpp"
 #include "robustfit/regression/estimators.hpp"
 
 namespace robustfit::testing {
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 Eigen::MatrixXd random_x(Eigen::Index n, Eigen::Index q) {
   std::srand(1);

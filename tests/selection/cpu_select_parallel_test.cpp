@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "error_of.hpp"
 #include "patterns.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 
@@ -56,16 +57,6 @@ TYPED_TEST(KthSmallestParallel, EveryRankOfASmallInput) {
   for (std::size_t k = 0; k < v.size(); ++k) EXPECT_EQ(selection::kth_smallest_parallel<T>(v, k), sorted[k]) << k;
 }
 
-// The message of an error, or "" when none is thrown.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TYPED_TEST(KthSmallestParallel, RejectsWhatKthSmallestRejectsWithItsMessage) {
   using T = TypeParam;

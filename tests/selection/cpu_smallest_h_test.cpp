@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "error_of.hpp"
 #include "patterns.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
 
@@ -126,15 +127,6 @@ TYPED_TEST(SmallestH, TiesSpanningRowChunksGoToTheSmallestRows) {
   }
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TYPED_TEST(SmallestH, RejectsBadHAndNaNNamingThem) {
   using T = TypeParam;

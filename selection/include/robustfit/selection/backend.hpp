@@ -2,6 +2,7 @@
 // Where a computation runs and in what arithmetic: one pair of names for the whole project
 // (regression and neighbors use these through aliases). Which selection algorithm each backend
 // offers is in capabilities.hpp.
+#include <string>
 #include <string_view>
 
 namespace robustfit::selection {
@@ -19,5 +20,10 @@ enum class Precision { double_precision, single_precision };
 
 std::string_view to_string(Precision precision);   // "double" | "float"
 Precision parse_precision(std::string_view name);  // throws std::invalid_argument
+
+// Float runs on the CUDA engines only, never a silent fall-back to double: throws
+// std::invalid_argument when single precision comes with `requested` = cpu, or when the backend
+// `chosen` for it is not CUDA ("... needs the CUDA backend" + `why_not`).
+void require_precision_on(Precision precision, Backend requested, Backend chosen, const std::string& why_not);
 
 }  // namespace robustfit::selection
