@@ -6,6 +6,7 @@
 
 #include "all_rows.hpp"
 #include "least_squares.hpp"
+#include "subsets.hpp"
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cpu_select.hpp"
@@ -97,25 +98,7 @@ void CpuEngine::squared_residuals(const Eigen::VectorXd& beta, std::vector<doubl
 
 void CpuEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas,
                                 std::vector<std::uint8_t>& ok) {
-  const Eigen::Index p = X_.cols();
-  betas.resize(p, subsets.cols());
-  ok.assign(static_cast<std::size_t>(subsets.cols()), 0);
-  parallel_for(static_cast<std::size_t>(subsets.cols()), [&](unsigned, std::size_t j) {
-    Eigen::MatrixXd A(p, p);
-    Eigen::VectorXd b(p);
-    for (Eigen::Index r = 0; r < p; ++r) {
-      const auto row = static_cast<Eigen::Index>(subsets(r, static_cast<Eigen::Index>(j)));
-      A.row(r) = X_.row(row);
-      b(r) = y_(row);
-    }
-    // Full pivoting gives a reliable rank decision for these small systems.
-    Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
-    lu.setThreshold(1e-12);
-    if (lu.isInvertible()) {
-      betas.col(static_cast<Eigen::Index>(j)) = lu.solve(b);
-      ok[j] = betas.col(static_cast<Eigen::Index>(j)).allFinite() ? 1 : 0;
-    }
-  });
+  solve_elemental_systems(X_, y_, subsets, betas, ok);
 }
 
 void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {

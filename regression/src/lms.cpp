@@ -85,7 +85,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     finalists.col(static_cast<Eigen::Index>(i)) = candidates.betas.col(static_cast<Eigen::Index>(order[i]));
     finalist_objectives.push_back(objectives[order[i]]);
   }
-  detail::refine_lms(*engine, data, h, kMaxChebyshevSteps, finalists, finalist_objectives);
+  detail::refine_lms(data, h, kMaxChebyshevSteps, finalists, finalist_objectives);
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();

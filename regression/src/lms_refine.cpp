@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "least_squares.hpp"
+#include "univariate.hpp"
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 
@@ -58,8 +62,10 @@ std::vector<std::size_t> working_set(const Eigen::VectorXd& residuals, std::size
   return rows;
 }
 
-Eigen::VectorXd chebyshev_step(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h) {
-  const std::vector<std::size_t> rows = working_set(data.y - data.X * beta, h, working_set_size(h, data.p()));
+// One Chebyshev step from beta, whose residuals on all the data are `residuals`.
+Eigen::VectorXd chebyshev_step(const ModelData& data, const Eigen::VectorXd& beta, const Eigen::VectorXd& residuals,
+                               std::size_t h) {
+  const std::vector<std::size_t> rows = working_set(residuals, h, working_set_size(h, data.p()));
   Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), data.X.cols());
   Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -69,30 +75,58 @@ Eigen::VectorXd chebyshev_step(const ModelData& data, const Eigen::VectorXd& bet
   return chebyshev_fit(A, b, beta);
 }
 
+// The LMS objective of beta (the h-th smallest squared residual; with an intercept, the
+// intercept first set to its exact best value, as the engines do) when it is below `bound`,
+// else nullopt. On success beta's intercept is updated and `residuals` holds its residuals.
+std::optional<double> objective_below(const ModelData& data, Eigen::VectorXd& beta, std::size_t h, double bound,
+                                      Eigen::VectorXd& residuals) {
+  const Eigen::Index p = data.X.cols();
+  if (data.intercept) {
+    residuals.noalias() = data.y - data.X.rightCols(p - 1) * beta.tail(p - 1);
+    std::vector<double> values(residuals.data(), residuals.data() + residuals.size());
+    const auto window = shortest_window_below(values, h, std::sqrt(bound));
+    if (!window || !(window->half_width * window->half_width < bound)) return std::nullopt;
+    beta(0) = window->center;
+    residuals.array() -= window->center;
+    return window->half_width * window->half_width;
+  }
+  residuals.noalias() = data.y - data.X * beta;
+  std::vector<double> squares(static_cast<std::size_t>(residuals.size()));
+  for (std::size_t i = 0; i < squares.size(); ++i) squares[i] = residuals(static_cast<Eigen::Index>(i)) * residuals(static_cast<Eigen::Index>(i));
+  const double objective = selection::kth_smallest_inplace<double>(squares, h - 1);
+  return objective < bound ? std::optional(objective) : std::nullopt;
+}
+
+// The objective of a candidate as the engine found it, recomputed on the host (the engine's
+// residuals differ from these by rounding; the steps below must not depend on the engine).
+double host_objective(const ModelData& data, Eigen::VectorXd& beta, std::size_t h, double engine_objective,
+                      Eigen::VectorXd& residuals) {
+  // The engine's value, a little widened, usually bounds the window: then only the values
+  // near the optimum are sorted. The result is the same either way.
+  if (auto objective = objective_below(data, beta, h, engine_objective * (1 + 1e-6) + 1e-300, residuals)) return *objective;
+  return *objective_below(data, beta, h, std::numeric_limits<double>::infinity(), residuals);
+}
+
 }  // namespace
 
-void refine_lms(Engine& engine, const ModelData& data, std::size_t h, int max_steps, Eigen::MatrixXd& betas,
+void refine_lms(const ModelData& data, std::size_t h, int max_steps, Eigen::MatrixXd& betas,
                 std::vector<double>& objectives) {
-  std::vector<std::size_t> active;
-  for (std::size_t j = 0; j < objectives.size(); ++j)
-    if (objectives[j] > 0) active.push_back(j);
-  for (int step = 0; step < max_steps && !active.empty(); ++step) {
-    Eigen::MatrixXd proposals(betas.rows(), static_cast<Eigen::Index>(active.size()));
-    common::parallel_for(active.size(), [&](unsigned, std::size_t a) {
-      proposals.col(static_cast<Eigen::Index>(a)) = chebyshev_step(data, betas.col(static_cast<Eigen::Index>(active[a])), h);
-    });
-    std::vector<double> proposed(active.size());
-    engine.lms_objectives(proposals, h, data.intercept, proposed);  // adjusts the intercepts too
-    std::vector<std::size_t> improved;
-    for (std::size_t a = 0; a < active.size(); ++a) {
-      const std::size_t j = active[a];
-      if (!(proposed[a] < objectives[j] * (1 - 1e-12))) continue;
-      betas.col(static_cast<Eigen::Index>(j)) = proposals.col(static_cast<Eigen::Index>(a));
-      objectives[j] = proposed[a];
-      if (proposed[a] > 0) improved.push_back(j);
+  common::parallel_for(objectives.size(), [&](unsigned, std::size_t j) {
+    const auto col = static_cast<Eigen::Index>(j);
+    Eigen::VectorXd beta = betas.col(col), residuals(data.y.size());
+    double objective = host_objective(data, beta, h, objectives[j], residuals);
+    Eigen::VectorXd proposal, proposed_residuals(data.y.size());
+    for (int step = 0; step < max_steps && objective > 0; ++step) {
+      proposal = chebyshev_step(data, beta, residuals, h);
+      const auto proposed = objective_below(data, proposal, h, objective * (1 - 1e-12), proposed_residuals);
+      if (!proposed) break;  // no decrease: this candidate is done
+      beta = proposal;
+      objective = *proposed;
+      std::swap(residuals, proposed_residuals);
     }
-    active = std::move(improved);
-  }
+    betas.col(col) = beta;
+    objectives[j] = objective;
+  });
 }
 
 }  // namespace robustfit::regression::detail

@@ -1,5 +1,8 @@
 #include "subsets.hpp"
 
+#include "robustfit/common/parallel.hpp"
+
+#include <Eigen/LU>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -48,6 +51,30 @@ SubsetMatrix enumerate_subsets(std::size_t n, std::size_t p) {
     for (std::size_t s = r; s < p; ++s) current[s] = current[s - 1] + 1;
   }
   return subsets;
+}
+
+void solve_elemental_systems(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const SubsetMatrix& subsets,
+                             Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) {
+  const Eigen::Index p = X.cols();
+  betas.resize(p, subsets.cols());
+  ok.assign(static_cast<std::size_t>(subsets.cols()), 0);
+  common::parallel_for(static_cast<std::size_t>(subsets.cols()), [&](unsigned, std::size_t j) {
+    const auto col = static_cast<Eigen::Index>(j);
+    Eigen::MatrixXd A(p, p);
+    Eigen::VectorXd b(p);
+    for (Eigen::Index r = 0; r < p; ++r) {
+      const auto row = static_cast<Eigen::Index>(subsets(r, col));
+      A.row(r) = X.row(row);
+      b(r) = y(row);
+    }
+    // Full pivoting gives a reliable rank decision for these small systems.
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
+    lu.setThreshold(1e-12);
+    if (lu.isInvertible()) {
+      betas.col(col) = lu.solve(b);
+      ok[j] = betas.col(col).allFinite() ? 1 : 0;
+    }
+  });
 }
 
 namespace {

@@ -3,6 +3,8 @@
 // them into candidate fits (redrawing singular ones). Shared by the LTS and LMS drivers.
 #include <Eigen/Core>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "engine.hpp"
 #include "robustfit/common/random.hpp"
@@ -19,6 +21,15 @@ SubsetMatrix draw_subsets(Random& random, std::size_t n, std::size_t p, std::siz
 
 // Every p-subset of [0, n) in lexicographic order (C(n, p) columns).
 SubsetMatrix enumerate_subsets(std::size_t n, std::size_t p);
+
+// Solves X_S beta = y_S for each subset S (column of `subsets`) by fully pivoted LU; ok[j] = 0
+// when X_S is singular (a pivot at most 1e-12 of the largest; beta undefined then). Every
+// engine solves its elemental systems here, on the host in double: the candidates, and which
+// subsets count as singular (singular ones are redrawn), are then the same bit for bit on
+// every backend. A batched GPU LU rounds differently and can flip a near-singular decision,
+// after which the draws, and the fit, diverge. p x p systems: milliseconds for thousands.
+void solve_elemental_systems(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const SubsetMatrix& subsets,
+                             Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok);
 
 struct Candidates {
   Eigen::MatrixXd betas;       // p x m, non-singular elemental fits only

@@ -2,9 +2,11 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
+#include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
@@ -21,6 +23,32 @@ ShortestWindow shortest_window_sorted(std::span<const double> sorted, std::size_
     if (half < best.half_width) best = {sorted[j] + half, half};
   }
   return best;
+}
+
+std::optional<ShortestWindow> shortest_window_below(std::span<double> values, std::size_t h, double bound) {
+  const std::size_t n = values.size();
+  if (!(bound > 0) || h == 0 || h > n) return std::nullopt;
+  const auto below = [&](ShortestWindow w) { return w.half_width < bound ? std::optional(w) : std::nullopt; };
+  if (2 * h <= n || !std::isfinite(bound)) return below(shortest_window_inplace(values, h));
+  // Every window of h consecutive order statistics holds rank n - h (ranks n-h .. h-1 are
+  // common to all when 2h > n); one narrower than 2 bound lies within 2 bound of its value.
+  const double anchor = selection::kth_smallest_inplace(values, n - h);
+  // Widened by a few ulps so that rounding in anchor -/+ reach never drops a window's value.
+  const double reach = 2 * bound + 4 * std::numeric_limits<double>::epsilon() * (std::abs(anchor) + 2 * bound);
+  std::size_t lower = 0;  // values below the kept range: the global rank of the first kept one
+  std::vector<double> near;
+  for (const double v : values) {
+    if (v < anchor - reach) ++lower;
+    else if (v <= anchor + reach) near.push_back(v);
+  }
+  std::sort(near.begin(), near.end());
+  // Windows j .. j+h-1 with j <= n - h, in the order of j, as shortest_window_sorted scans.
+  ShortestWindow best{0, std::numeric_limits<double>::infinity()};
+  for (std::size_t i = 0; i + h <= near.size() && lower + i <= n - h; ++i) {
+    const double half = (near[i + h - 1] - near[i]) / 2;
+    if (half < best.half_width) best = {near[i] + half, half};
+  }
+  return below(best);
 }
 
 double min_window_variance(std::span<const double> values, std::size_t h) {

@@ -1,27 +1,32 @@
-// robustfit_soak --problems N [--seed S] [--max-n N] [--seconds T]: N random regression problems (CPU engine
+// robustfit_soak --problems N [--seed S] [--max-n N] [--seconds T] [--dump DIR]: N random regression problems (CPU engine
 // against the CUDA engine where a device is usable; without one, the CPU fit alone must be
 // defined) and N selection arrays (every algorithm against sort & choose). Problem i uses seed
 // S + i; each failure prints its seed and parameters. --seconds stops after T seconds (the
-// summary says how many ran: continue with --seed S + that). Exit status 1 when any failed.
+// summary says how many ran: continue with --seed S + that). --dump DIR writes each failed
+// regression problem's data to DIR/seed-S.csv (with --problems 1, that problem's whatever its
+// verdict: to reproduce a reported seed with `robust-fit fit`). Exit status 1 when any failed.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "soak.hpp"
 
 int main(int argc, char** argv) {
   std::uint64_t problems = 100, seed = 1, max_n = 100000, seconds_limit = 0;
+  std::string dump_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     const std::uint64_t value = std::strtoull(argv[i + 1], nullptr, 10);
-    if (option == "--problems") problems = value;
+    if (option == "--dump") dump_dir = argv[i + 1];
+    else if (option == "--problems") problems = value;
     else if (option == "--seed") seed = value;
     else if (option == "--max-n") max_n = value;
     else if (option == "--seconds") seconds_limit = value;
     else {
-      std::fprintf(stderr, "usage: robustfit_soak [--problems N] [--seed S] [--max-n N] [--seconds T]\n");
+      std::fprintf(stderr, "usage: robustfit_soak [--problems N] [--seed S] [--max-n N] [--seconds T] [--dump DIR]\n");
       return 2;
     }
   }
@@ -45,6 +50,11 @@ int main(int argc, char** argv) {
     if (!verdict.passed) {
       ++regression_failed;
       std::printf("FAILED %s\n  %s\n", robustfit::soak::describe(problem).c_str(), verdict.message.c_str());
+      if (!verdict.detail.empty()) std::printf("  %s\n", verdict.detail.c_str());
+    }
+    if (!dump_dir.empty() && (!verdict.passed || problems == 1)) {
+      std::ofstream csv(dump_dir + "/seed-" + std::to_string(problem.seed) + ".csv");
+      robustfit::soak::write_csv(problem, csv);
     }
     const auto selection = robustfit::soak::check_selection(seed + i, cuda);
     if (!selection.passed) {

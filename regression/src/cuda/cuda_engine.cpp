@@ -14,6 +14,7 @@
 #include "device_ops.hpp"
 #include "engine_factory.hpp"
 #include "least_squares.hpp"
+#include "subsets.hpp"
 #include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cuda/select.hpp"
@@ -269,56 +270,8 @@ void CudaEngine<Scalar>::objectives_of_batch(const Eigen::MatrixXd& betas, std::
 template <class Scalar>
 void CudaEngine<Scalar>::solve_elemental(const detail::SubsetMatrix& subsets, Eigen::MatrixXd& betas,
                                          std::vector<std::uint8_t>& ok) {
-  const auto m = static_cast<std::size_t>(subsets.cols());
-  const auto p = static_cast<int>(p_);
-  betas.resize(subsets.rows(), subsets.cols());
-  ok.assign(m, 0);
-  if (m == 0) return;
-  double* A = A_.reserve(p_ * p_ * m);
-  double* b = b_.reserve(p_ * m);
-  if constexpr (std::is_same_v<Scalar, double>) {
-    to_device(subsets_.reserve(p_ * m), subsets.data(), p_ * m, stream_);
-    gather_elemental(X_d_.data(), y_d_.data(), n_, p_, subsets_.data(), m, A, b, stream_);
-  } else {
-    // X is float on the device: the systems come from the host's double data, exactly as the
-    // double engine gathers them (m p x p values: small).
-    std::vector<double> host_A(p_ * p_ * m), host_b(p_ * m);
-    for (std::size_t j = 0; j < m; ++j)
-      for (std::size_t r = 0; r < p_; ++r) {
-        const auto row = static_cast<Eigen::Index>(subsets(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)));
-        for (std::size_t c = 0; c < p_; ++c) host_A[j * p_ * p_ + c * p_ + r] = data_.X(row, static_cast<Eigen::Index>(c));
-        host_b[j * p_ + r] = data_.y(row);
-      }
-    to_device(A, host_A.data(), host_A.size(), stream_);
-    to_device(b, host_b.data(), host_b.size(), stream_);
-  }
-  std::vector<double*> pointers(2 * m);
-  for (std::size_t j = 0; j < m; ++j) {
-    pointers[j] = A + j * p_ * p_;
-    pointers[m + j] = b + j * p_;
-  }
-  double** d_pointers = pointers_.reserve(2 * m);
-  to_device(d_pointers, pointers.data(), 2 * m, stream_);
-  CUBLAS_CHECK(cublasDgetrfBatched(blas_, p, d_pointers, p, pivots_.reserve(p_ * m), info_.reserve(m), static_cast<int>(m)));
-  int solve_info = 0;
-  CUBLAS_CHECK(cublasDgetrsBatched(blas_, CUBLAS_OP_N, p, 1, d_pointers, p, pivots_.data(), d_pointers + m, p,
-                                &solve_info, static_cast<int>(m)));
-  std::vector<double> lu(p_ * p_ * m);
-  std::vector<int> info(m);
-  to_host(lu.data(), A, lu.size(), stream_);
-  to_host(betas.data(), b, p_ * m, stream_);
-  to_host(info.data(), info_.data(), m, stream_);
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  for (std::size_t j = 0; j < m; ++j) {
-    // Singular as the CPU engine judges it: a pivot below 1e-12 of the largest.
-    double smallest = INFINITY, largest = 0;
-    for (std::size_t i = 0; i < p_; ++i) {
-      const double u = std::abs(lu[j * p_ * p_ + i * p_ + i]);
-      smallest = std::min(smallest, u);
-      largest = std::max(largest, u);
-    }
-    ok[j] = info[j] == 0 && largest > 0 && smallest > 1e-12 * largest && betas.col(static_cast<Eigen::Index>(j)).allFinite();
-  }
+  // On the host, as every engine does (subsets.hpp says why): p x p systems, no device work.
+  detail::solve_elemental_systems(data_.X, data_.y, subsets, betas, ok);
 }
 
 template <class Scalar>

@@ -89,10 +89,9 @@ class CudaEngine final : public detail::Engine {
   std::size_t budget_bytes_ = 0;
   selection::cuda::Workspace workspace_;
   DeviceArray<Scalar> X_d_, y_d_, B_, R_, sorted_, t_, whitened_, shifts_;
-  DeviceArray<double> objective_, center_, half_, G_, gram_scratch_, sum_scratch_, A_, b_;
-  DeviceArray<std::int64_t> below_, subsets_;
-  DeviceArray<std::int32_t> rows_, pivots_, info_, subset_scratch_;
-  DeviceArray<double*> pointers_;
+  DeviceArray<double> objective_, center_, half_, G_, gram_scratch_, sum_scratch_;
+  DeviceArray<std::int64_t> below_;
+  DeviceArray<std::int32_t> rows_, subset_scratch_;
   DeviceArray<char> sort_temp_;
 };
 

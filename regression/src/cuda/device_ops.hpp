@@ -58,11 +58,6 @@ void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::si
                     const std::int32_t* d_rows, std::size_t h, std::size_t m, double* d_scratch, double* d_G,
                     cudaStream_t stream);
 
-// Elemental systems: A_j = X(S_j, :) (p x p, column-major) and b_j = y(S_j) from the row
-// indices S (p x m). Double data only (the float engine gathers them on the host).
-void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
-                      const std::int64_t* d_subsets, std::size_t m, double* d_A, double* d_b, cudaStream_t stream);
-
 // For columns sorted ascending (n x m): the shortest window of h consecutive values, as its
 // center and half width in double (first such window on ties, as the CPU engine).
 template <class Scalar>

@@ -156,17 +156,6 @@ __global__ void gram_reduce_kernel(const double* partial, std::size_t q, std::si
   }
 }
 
-__global__ void gather_elemental_kernel(const double* X, const double* y, std::size_t n, std::size_t p,
-                                        const std::int64_t* subsets, std::size_t m, double* A, double* b) {
-  const std::size_t total = m * p * p;
-  for (std::size_t e = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; e < total; e += std::size_t{gridDim.x} * blockDim.x) {
-    const std::size_t j = e / (p * p), r = e % p, c = (e / p) % p;
-    const auto row = static_cast<std::size_t>(subsets[j * p + r]);
-    A[e] = X[c * n + row];
-    if (c == 0) b[j * p + r] = y[row];
-  }
-}
-
 }  // namespace
 
 std::size_t h_subset_scratch(std::size_t n, std::size_t m) {
@@ -215,14 +204,6 @@ void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::si
   const std::size_t entries = m * q * (q + 1) / 2;
   gram_reduce_kernel<<<static_cast<unsigned>(std::min<std::size_t>((entries + kThreads - 1) / kThreads, 4096)), kThreads, 0, stream>>>(
       d_scratch, q, blocks, m, d_G);
-  CUDA_CHECK_LAUNCH();
-}
-
-void gather_elemental(const double* d_X, const double* d_y, std::size_t n, std::size_t p,
-                      const std::int64_t* d_subsets, std::size_t m, double* d_A, double* d_b, cudaStream_t stream) {
-  const std::size_t total = m * p * p;
-  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((total + kThreads - 1) / kThreads, 4096));
-  gather_elemental_kernel<<<blocks, kThreads, 0, stream>>>(d_X, d_y, n, p, d_subsets, m, d_A, d_b);
   CUDA_CHECK_LAUNCH();
 }
 

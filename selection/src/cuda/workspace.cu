@@ -2,6 +2,7 @@
 // workspace makes no allocation in the selection hot path.
 #include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cuda/workspace.hpp"
+#include "cuda_check.cuh"
 
 #include <cuda_runtime.h>
 
@@ -10,6 +11,9 @@
 
 namespace robustfit::selection::cuda {
 namespace {
+
+// Device slots at most this large are treated as control blocks (see Workspace::device).
+constexpr std::size_t kZeroedControlBytes = 64 * 1024;
 
 [[noreturn]] void throw_out_of_memory(const char* what, std::size_t bytes, cudaError_t status) {
   cudaGetLastError();  // an allocation error is not sticky: clear it so later checks pass
@@ -49,6 +53,13 @@ void* Workspace::device(std::size_t slot, std::size_t bytes) {
   if (const cudaError_t status = cudaMalloc(&ptr, request); status != cudaSuccess)
     throw_out_of_memory("cudaMalloc", request, status);
   buffer = {ptr, request};
+  // Small slots are control blocks (states, ranges) that are copied back to the host whole,
+  // padding and fields a given path never writes included: zero them once so every byte that
+  // crosses to the host is defined (compute-sanitizer initcheck). Done once per allocation.
+  if (request <= kZeroedControlBytes) {
+    CUDA_CHECK(cudaMemset(ptr, 0, request));
+    CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream does not order non-blocking streams
+  }
   return ptr;
 }
 

@@ -1,0 +1,88 @@
+// The univariate LMS location (shortest window of h values): the bracketed search that the
+// LMS refinement uses must return exactly what the full sort returns, ties included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "regression/src/univariate.hpp"
+
+namespace robustfit::regression::detail {
+namespace {
+
+// The reference: every window of h consecutive sorted values, the first of the shortest.
+ShortestWindow brute_force(std::vector<double> values, std::size_t h) {
+  std::sort(values.begin(), values.end());
+  ShortestWindow best{0, std::numeric_limits<double>::infinity()};
+  for (std::size_t j = 0; j + h <= values.size(); ++j) {
+    const double half = (values[j + h - 1] - values[j]) / 2;
+    if (half < best.half_width) best = {values[j] + half, half};
+  }
+  return best;
+}
+
+std::vector<double> draw(std::mt19937_64& random, std::size_t n, int kind) {
+  std::normal_distribution<double> normal(0, 1);
+  std::uniform_int_distribution<int> few(0, 4);
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kind == 0) v[i] = normal(random);
+    else if (kind == 1) v[i] = few(random);  // heavy ties: several windows equally short
+    else v[i] = i % 3 == 0 ? 1e6 + normal(random) : normal(random);  // a far cluster
+  }
+  return v;
+}
+
+TEST(ShortestWindow, InPlaceMatchesBruteForce) {
+  std::mt19937_64 random(7);
+  for (std::size_t n : {1, 2, 3, 10, 101, 1000})
+    for (int kind = 0; kind < 3; ++kind)
+      for (std::size_t h : {std::size_t{1}, (n + 1) / 2, n}) {
+        std::vector<double> v = draw(random, n, kind);
+        const ShortestWindow want = brute_force(v, h);
+        const ShortestWindow got = shortest_window_inplace(v, h);
+        EXPECT_EQ(got.center, want.center);
+        EXPECT_EQ(got.half_width, want.half_width);
+      }
+}
+
+TEST(ShortestWindow, BelowABoundIsExactlyTheFullSearch) {
+  std::mt19937_64 random(11);
+  for (std::size_t n : {3, 8, 51, 400, 5000})
+    for (int kind = 0; kind < 3; ++kind)
+      for (std::size_t h : {(n + 1) / 2, n / 2 + 1, (3 * n) / 4, n - 1, std::size_t{2}})
+        for (double factor : {0.5, 0.999, 1.0, 1.001, 2.0, 1e9}) {
+          if (h == 0 || h > n) continue;
+          std::vector<double> v = draw(random, n, kind);
+          const ShortestWindow want = brute_force(v, h);
+          const double bound = want.half_width * factor;
+          const auto got = shortest_window_below(v, h, bound);
+          if (want.half_width < bound) {
+            ASSERT_TRUE(got.has_value()) << "n " << n << " h " << h << " factor " << factor;
+            EXPECT_EQ(got->center, want.center) << "n " << n << " h " << h << " kind " << kind;
+            EXPECT_EQ(got->half_width, want.half_width);
+          } else {
+            EXPECT_FALSE(got.has_value()) << "n " << n << " h " << h << " factor " << factor;
+          }
+        }
+}
+
+TEST(ShortestWindow, BelowWithoutABoundOrWithATinyOne) {
+  std::vector<double> v = {5, 1, 4, 2, 3};
+  const auto all = shortest_window_below(v, 3, std::numeric_limits<double>::infinity());
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->center, 2);
+  EXPECT_EQ(all->half_width, 1);
+  EXPECT_FALSE(shortest_window_below(v, 3, 0.0).has_value());
+  std::vector<double> same(7, 2.5);
+  const auto flat = shortest_window_below(same, 4, 1e-300);  // half width 0 is below any bound > 0
+  ASSERT_TRUE(flat.has_value());
+  EXPECT_EQ(flat->center, 2.5);
+  EXPECT_EQ(flat->half_width, 0);
+}
+
+}  // namespace
+}  // namespace robustfit::regression::detail
