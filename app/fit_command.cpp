@@ -26,13 +26,19 @@ Fits y = b0 + b1 x1 + ... robustly. DATA.csv has a header row of column names; t
 (comma, semicolon or tab) is detected. Defaults follow R: LTS as robustbase::ltsReg, LMS as
 MASS::lqs(method = "lms").
 
-  LTS  FAST-LTS: 500 random elemental subsets, 2 C-steps each, the 20 best (robustbase: 10)
-       iterated to convergence (nested subsamples for n >= 600); h = floor((n+p+1)/2) for alpha = 0.5;
+  LTS  FAST-LTS. Default search (docs/SEARCH.md): 5000 random elemental subsets, 2 C-steps
+       each; below n = 600 the best 300 iterated to convergence; nested subsamples for
+       n >= 600 (100 kept per subsample, the best 50 - 20 above n = 20000 - iterated on all
+       rows); plus six deterministic starts (LS on robustly central rows, as DetLTS).
+       --subsets N: robustbase's search instead (N random subsets, its nsamp; the 20 best,
+       robustbase: 10). h = floor((n+p+1)/2) for alpha = 0.5;
        consistency-corrected raw scale; one reweighting step with 0/1 weights
        |r/s| <= qnorm(0.9875); outliers are the rows with weight 0.
   LMS  minimises the h-th smallest squared residual, h = floor((n+1)/2); all elemental
        subsets when there are at most 5000, else min(500 p, 3000) random ones; the intercept
-       of each candidate is adjusted exactly and the ten best are refined by Chebyshev steps;
+       of each candidate is adjusted exactly; by default the deterministic starts join them and
+       the 50 best (10 above n = 20000) are refined by Chebyshev steps on the host (--subsets N:
+       N subsets, the ten best);
        Rousseeuw & Leroy's scale and reweighting (cutoff 2.5).
   LS   ordinary least squares (no outliers flagged).
 
@@ -65,7 +71,7 @@ po::options_description fit_options(FitArguments& a) {
     ("method,m", po::value(&a.method)->default_value("lts"), "lts | lms | ls")
     ("alpha", po::value(&a.alpha_text)->default_value("0.5"), "LTS: fraction of the data the fit covers, in [0.5, 1]; h = h.alpha.n(alpha, n, p)")
     ("h", po::value(&a.h_text), "coverage h >= 1: the number of smallest squared residuals the criterion uses (overrides --alpha)")
-    ("subsets", po::value(&a.subsets_text), "number of random elemental subsets, >= 1 (LTS default 500; LMS see above)")
+    ("subsets", po::value(&a.subsets_text), "number of random elemental subsets, >= 1: robustbase's / MASS's search with nsamp = N (default: robust-fit's search, see above)")
     ("seed", po::value(&a.seed_text)->default_value("0"), "seed of the subset draws, an integer >= 0; the same seed gives the same fit")
     ("no-intercept", po::bool_switch(&a.no_intercept), "fit without the constant term")
     ("no-mcd", po::bool_switch(&a.no_mcd), "LTS: skip the robust distances of the predictors (FAST-MCD, as ltsReg(mcd = TRUE))")

@@ -60,7 +60,7 @@ class _RobustRegressor(_Parameters):
 class LTSRegressor(_RobustRegressor):
     """Least Trimmed Squares (robustfit.fit_lts) as a scikit-learn-style estimator."""
 
-    def __init__(self, alpha=0.5, subsets=500, seed=0, backend="auto", precision="double", fit_intercept=True,
+    def __init__(self, alpha=0.5, subsets=None, seed=0, backend="auto", precision="double", fit_intercept=True,
                  h=None):
         self.alpha = alpha
         self.subsets = subsets

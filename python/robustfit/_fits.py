@@ -17,19 +17,20 @@ def _optional_count(value, what, minimum=1):
     return None if value is None else _arrays.count(value, what, minimum)
 
 
-def fit_lts(X, y, alpha=0.5, subsets=500, seed=0, backend="auto", precision="double", intercept=True,
+def fit_lts(X, y, alpha=0.5, subsets=None, seed=0, backend="auto", precision="double", intercept=True,
             h=None, names=None):
     """Least Trimmed Squares (FAST-LTS as robustbase::ltsReg), reweighted.
 
     X: n x q predictors (no column of ones), y: n responses. alpha in [0.5, 1] sets the coverage
-    h = h.alpha.n(alpha, n, p); h, when given, overrides it. subsets: random elemental subsets;
+    h = h.alpha.n(alpha, n, p); h, when given, overrides it. subsets: None for robust-fit's
+    default search (docs/SEARCH.md), or N for robustbase's (N random elemental subsets, its nsamp);
     seed: the same seed gives the same fit. backend: "auto" | "cpu" | "cuda"; precision:
     "double" | "float" (CUDA only). names: predictor names (default x1..xq).
     Raises ValueError for bad input (NaN, n <= p, collinear predictors, unknown backend).
     """
     X, y, names = _prepare(X, y, names)
     return FitResult(_robustfit.fit_lts(X, y, alpha=float(alpha), h=_optional_count(h, "h"),
-                                        subsets=_arrays.count(subsets, "subsets"),
+                                        subsets=_optional_count(subsets, "subsets"),
                                         seed=_arrays.count(seed, "seed", 0), backend=str(backend),
                                         precision=str(precision), intercept=bool(intercept), names=names))
 

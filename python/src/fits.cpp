@@ -46,7 +46,7 @@ py::dict result_fields(const regression::FitResult& fit, const CommonFitArgument
 }  // namespace
 
 py::dict fit_lts(regression::MatrixRef X, regression::VectorRef y, const CommonFitArguments& common, double alpha,
-                 std::size_t subsets) {
+                 std::optional<std::size_t> subsets) {
   regression::LtsOptions options;
   options.alpha = alpha;
   options.h = common.h;

@@ -22,7 +22,7 @@ struct CommonFitArguments {
 };
 
 pybind11::dict fit_lts(regression::MatrixRef X, regression::VectorRef y, const CommonFitArguments& common,
-                       double alpha, std::size_t subsets);
+                       double alpha, std::optional<std::size_t> subsets);
 pybind11::dict fit_lms(regression::MatrixRef X, regression::VectorRef y, const CommonFitArguments& common,
                        std::optional<std::size_t> subsets);
 pybind11::dict fit_ls(regression::MatrixRef X, regression::VectorRef y, const CommonFitArguments& common);

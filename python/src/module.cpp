@@ -61,12 +61,12 @@ PYBIND11_MODULE(_robustfit, m) {
   });
   m.def("fit_lts",
         [](regression::MatrixRef X, regression::VectorRef y, double alpha, std::optional<std::size_t> h,
-           std::size_t subsets, std::uint64_t seed, std::string backend, std::string precision, bool intercept,
+           std::optional<std::size_t> subsets, std::uint64_t seed, std::string backend, std::string precision, bool intercept,
            std::vector<std::string> names) {
           return python::fit_lts(X, y, common_arguments(std::move(names), intercept, h, seed, std::move(backend), std::move(precision)),
                                  alpha, subsets);
         },
-        py::arg("X").noconvert(), py::arg("y").noconvert(), py::arg("alpha"), py::arg("h").none(true), py::arg("subsets"),
+        py::arg("X").noconvert(), py::arg("y").noconvert(), py::arg("alpha"), py::arg("h").none(true), py::arg("subsets").none(true),
         py::arg("seed"), py::arg("backend"), py::arg("precision"), py::arg("intercept"), py::arg("names"));
   m.def("fit_lms",
         [](regression::MatrixRef X, regression::VectorRef y, std::optional<std::size_t> h,

@@ -40,7 +40,7 @@ def test_lms_regressor():
 
 def test_params():
     model = robustfit.LTSRegressor(alpha=0.75)
-    assert model.get_params() == {"alpha": 0.75, "subsets": 500, "seed": 0, "backend": "auto",
+    assert model.get_params() == {"alpha": 0.75, "subsets": None, "seed": 0, "backend": "auto",
                                   "precision": "double", "fit_intercept": True, "h": None}
     assert model.set_params(seed=9, subsets=100) is model
     assert model.seed == 9 and model.subsets == 100

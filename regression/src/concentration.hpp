@@ -45,6 +45,10 @@ struct SearchPlan {
   // full data (FAST-MCD follows only its best one for n > 5000).
   std::size_t final_keep_above = std::numeric_limits<std::size_t>::max();
   std::size_t final_keep = 1;
+  // Candidates that go on to convergence (0: keep_best): without subsamples, those of the starts
+  // on the full data; nested, those carried from the merged set to the full data.
+  std::size_t finalists_full_data = 0;
+  std::size_t to_full_data = 0;
 };
 
 struct SearchOutcome {
@@ -140,7 +144,7 @@ Eigen::MatrixXd starts_on_full_data(Steps& s, Engine& engine, Random& random, st
   const std::vector<double> objectives = concentrate(s, engine, c.betas, h, plan.initial_steps);
   timings.csteps_s += watch.lap();
   progress.report("C-steps", kFinalStageBegin);
-  return best_columns(c.betas, objectives, plan.keep_best);
+  return best_columns(c.betas, objectives, plan.finalists_full_data > 0 ? plan.finalists_full_data : plan.keep_best);
 }
 
 template <class Steps>
@@ -182,15 +186,18 @@ Eigen::MatrixXd starts_on_subsamples(Steps& s, Engine& engine, Random& random, s
       concentrate(s, *merged, survivors, scaled_h(h, n, merged_size, p), plan.initial_steps);
   timings.csteps_s += watch.lap();
   progress.report("C-steps", kFinalStageBegin);
-  return best_columns(survivors, objectives, plan.keep_best);
+  return best_columns(survivors, objectives, plan.to_full_data > 0 ? plan.to_full_data : plan.keep_best);
 }
 
 }  // namespace concentration
 
 // The whole search: starts (nested for n >= 2 * subsample_size), finalists to convergence.
+// `extra_finalists` (columns of candidates, e.g. deterministic starts) join the finalists on the
+// full data; they take no finalist's place and draw nothing from the random stream.
 template <class Steps>
 SearchOutcome concentration_search(Steps& s, Engine& engine, std::size_t h, std::size_t subsets, std::uint64_t seed,
-                                   const SearchPlan& plan, PhaseTimings& timings, Progress progress = {}) {
+                                   const SearchPlan& plan, PhaseTimings& timings, Progress progress = {},
+                                   const Eigen::MatrixXd& extra_finalists = {}) {
   Random random(seed);
   SearchOutcome out;
   Eigen::MatrixXd finalists =
@@ -201,6 +208,10 @@ SearchOutcome concentration_search(Steps& s, Engine& engine, std::size_t h, std:
   // Finalists come best first (best_columns).
   if (engine.rows() > plan.final_keep_above && static_cast<std::size_t>(finalists.cols()) > plan.final_keep)
     finalists = Eigen::MatrixXd(finalists.leftCols(static_cast<Eigen::Index>(plan.final_keep)));
+  if (extra_finalists.cols() > 0) {
+    finalists.conservativeResize(Eigen::NoChange, finalists.cols() + extra_finalists.cols());
+    finalists.rightCols(extra_finalists.cols()) = extra_finalists;
+  }
   const std::vector<double> objectives = concentrate_to_convergence(s, engine, finalists, h, plan.max_steps, &progress);
   timings.csteps_s += watch.lap();
   const auto best = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();

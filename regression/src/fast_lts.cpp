@@ -13,6 +13,7 @@
 
 #include "concentration.hpp"
 #include "design_matrix.hpp"
+#include "deterministic_starts.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
 #include "robust_distances.hpp"
@@ -31,9 +32,20 @@ std::size_t h_alpha_n(double alpha, std::size_t n, std::size_t p) {
 namespace detail {
 namespace {
 
-// robustbase keeps 10; 20 reached the optimum on 20/20 seeds of the n = 1000 fixture where
-// 10 reached it on 17/20 (docs/ARCHITECTURE.md), for about twice the final-stage work.
+// With --subsets (robustbase's search): robustbase keeps 10; 20 reached the optimum on 20/20
+// seeds of the n = 1000 fixture where 10 reached it on 17/20 (docs/ARCHITECTURE.md), for about
+// twice the final-stage work.
 constexpr SearchPlan kLtsPlan{.keep_best = 20, .initial_steps = 2, .max_steps = 500};
+
+// The default search (docs/SEARCH.md), chosen on the search-quality suite
+// (bench/search_quality): 5000 random starts; below n = 600 the best 300 after two C-steps go
+// to convergence; nested, 100 per subsample survive, the best 50 on the merged set go to the
+// full data (20 above n = 20000, which keeps the time at n = 1e5 near robustbase's search);
+// the deterministic starts join the finalists.
+constexpr std::size_t kDefaultLtsStarts = 5000;
+constexpr SearchPlan kLtsDefaultPlan{.keep_best = 100, .initial_steps = 2, .max_steps = 500,
+                                     .final_keep_above = 20000, .final_keep = 20,
+                                     .finalists_full_data = 300, .to_full_data = 50};
 
 // FAST-LTS's operations for the shared search: candidates are coefficient vectors.
 struct LtsSteps {
@@ -63,7 +75,7 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   detail::Stopwatch total;
   if (!(options.alpha >= 0.5 && options.alpha <= 1))
     throw std::invalid_argument("alpha = " + std::to_string(options.alpha) + " is out of range: it must lie in [0.5, 1]");
-  if (options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
+  if (options.subsets && *options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
   const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
   const std::size_t n = data.n(), p = data.p();
   const std::size_t h = options.h ? *options.h : h_alpha_n(options.alpha, n, p);
@@ -73,14 +85,18 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   // robustbase's correction factors are indexed by alpha; an explicit h stands for h / n.
   const double alpha = options.h ? std::clamp(static_cast<double>(h) / static_cast<double>(n), 0.5, 1.0) : options.alpha;
 
+  const bool default_search = !options.subsets;
+  const std::size_t subsets = options.subsets.value_or(detail::kDefaultLtsStarts);
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
-                                    detail::SearchSize{n, p, options.subsets});
+                                    detail::SearchSize{n, p, subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
   detail::LtsSteps steps;
+  const Eigen::MatrixXd extra = default_search ? detail::deterministic_starts(data, h) : Eigen::MatrixXd();
   const detail::SearchOutcome search =
-      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings,
-                                   detail::Progress(options.progress));
+      detail::concentration_search(steps, *engine, h, subsets, options.seed,
+                                   default_search ? detail::kLtsDefaultPlan : detail::kLtsPlan, result.timings,
+                                   detail::Progress(options.progress), extra);
   detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();

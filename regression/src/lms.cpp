@@ -8,6 +8,7 @@
 
 #include "c_steps.hpp"
 #include "design_matrix.hpp"
+#include "deterministic_starts.hpp"
 #include "lms_refine.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
@@ -24,6 +25,13 @@ constexpr double kExhaustiveLimit = 5000;  // MASS::lqs enumerates all subsets u
 constexpr std::size_t kBatch = 4096;       // candidates evaluated per engine call
 constexpr std::size_t kRefined = 10;       // best candidates refined by Chebyshev steps
 constexpr int kMaxChebyshevSteps = 20;
+
+// The default search (no subsets given) also refines more candidates, and takes the
+// deterministic starts among them (docs/SEARCH.md; chosen on bench/search_quality).
+// Above kLargeN the refinement's host passes over the data dominate: back to ten, as LTS's
+// default plan goes back to 20 finalists there (the suite's LMS cases stop at n = 5000).
+constexpr std::size_t kDefaultRefined = 50;
+constexpr std::size_t kLargeN = 20000;
 
 std::size_t default_lms_subsets(std::size_t p) { return std::min<std::size_t>(500 * p, 3000); }
 
@@ -60,6 +68,12 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     detail::Random random(options.seed);
     candidates = detail::random_elemental_fits(*engine, random, wanted);
   }
+  if (!options.subsets) {
+    // The default search adds the deterministic starts (deterministic_starts.hpp) as candidates.
+    const Eigen::MatrixXd extra = detail::deterministic_starts(data, h);
+    candidates.betas.conservativeResize(Eigen::NoChange, candidates.betas.cols() + extra.cols());
+    candidates.betas.rightCols(extra.cols()) = extra;
+  }
   result.subsets_tried = candidates.tried;
   result.singular_subsets = candidates.singular;
   result.timings.subsets_s = watch.lap();
@@ -78,7 +92,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   }
   result.timings.objectives_s = watch.lap();
   // Chebyshev steps on the best few (monotone: a candidate only ever improves).
-  const std::vector<std::size_t> order = detail::best_indices(objectives, kRefined);
+  const std::vector<std::size_t> order = detail::best_indices(objectives, options.subsets || n > kLargeN ? kRefined : kDefaultRefined);
   Eigen::MatrixXd finalists(candidates.betas.rows(), static_cast<Eigen::Index>(order.size()));
   std::vector<double> finalist_objectives;
   for (std::size_t i = 0; i < order.size(); ++i) {

@@ -168,7 +168,7 @@ TEST(GpuCapabilityCells, FitsOnEveryBackendCell) {
                         selection::offers(Backend::cuda, Use::batched, algorithm);
       const Backend expected =
           backend == Backend::automatic && both
-              ? (regression::detail::cuda_pays_off({spec.n, spec.q + 1, options.subsets}, common::worker_count(options.subsets))
+              ? (regression::detail::cuda_pays_off({spec.n, spec.q + 1, options.subsets.value_or(5000)}, common::worker_count(options.subsets.value_or(5000)))
                      ? Backend::cuda
                      : Backend::cpu)
               : chosen;

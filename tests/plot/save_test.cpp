@@ -13,8 +13,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One folder per test: CTest runs the tests of this file in parallel, and one test's
+// in-flight temporaries must not show up in another's no_temporaries() check.
 fs::path folder() {
-  const auto dir = fs::temp_directory_path() / "robustfit-plot-save-test";
+  const auto dir = fs::temp_directory_path() / "robustfit-plot-save-test" /
+                   ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::create_directories(dir);
   return dir;
 }

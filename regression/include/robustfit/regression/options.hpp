@@ -38,7 +38,10 @@ struct LtsOptions {
   double alpha = 0.5;              // fraction of points the fit must cover, in [0.5, 1]
   std::optional<std::size_t> h;    // coverage h; overrides alpha when set
   bool intercept = true;
-  std::size_t subsets = 500;       // random elemental p-subsets (robustbase's nsamp)
+  // Random elemental p-subsets. Set: exactly robustbase's search with nsamp = subsets (those
+  // random starts only). Unset (the default): robust-fit's search, docs/SEARCH.md: more random
+  // starts (kDefaultLtsStarts) and deterministic starts.
+  std::optional<std::size_t> subsets;
   std::uint64_t seed = 0;
   bool reweight = true;            // one-step reweighted LS with 0/1 weights
   // Robust distances of the predictors from their MCD (fit_mcd with this alpha, seed and

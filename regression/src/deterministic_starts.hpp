@@ -1,0 +1,23 @@
+#pragma once
+// Deterministic starts for the elemental searches, in the spirit of DetLTS / DetMCD (Hubert,
+// Rousseeuw & Verdonck 2012): a few robust initial fits that need no random draw, each the LS fit
+// on a set of rows that are central by a robust, affine-free measure. They join the random
+// starts of the default search (fast_lts.cpp, lms.cpp); computed on the host from the driver's
+// data, so every backend gets the same columns.
+#include <Eigen/Core>
+#include <cstddef>
+
+#include "design_matrix.hpp"
+
+namespace robustfit::regression::detail {
+
+// Up to six coefficient columns (p x k; rank-deficient row sets are left out): LS on the h and
+// on the ceil(h / 2) rows with the smallest
+//   |z(x)|^2            predictors standardised by column median and MAD (x-central: no leverage)
+//   |z(x)|^2 + z(y)^2   the same with the response (central in the joint space)
+//   z(y)^2              the response alone (y-central: no vertical outliers)
+// Ties go to the smaller row. Columns with a MAD of zero are scaled by their mean absolute
+// deviation from the median, or left out when that is zero too.
+Eigen::MatrixXd deterministic_starts(const ModelData& data, std::size_t h);
+
+}  // namespace robustfit::regression::detail
