@@ -17,7 +17,8 @@ namespace robustfit::regression::detail {
 //   |z(x)|^2 + z(y)^2   the same with the response (central in the joint space)
 //   z(y)^2              the response alone (y-central: no vertical outliers)
 // Ties go to the smaller row. Columns with a MAD of zero are scaled by their mean absolute
-// deviation from the median, or left out when that is zero too.
+// deviation from the median, or left out when that is zero too. Above 20000 rows all of this runs
+// on the evenly strided subsample of 20000 rows (rows i n / 20000), h scaled with it.
 Eigen::MatrixXd deterministic_starts(const ModelData& data, std::size_t h);
 
 }  // namespace robustfit::regression::detail

@@ -197,11 +197,13 @@ inline double float_tolerance(const Problem& p, const Data& d, const regression:
 // largest term |y_i| + sum_j |x_ij b_j|, so an objective below h (64 eps size)^2 (LTS) or
 // (64 eps size)^2 (LMS) is rounding noise: the data lie on a hyperplane to double precision,
 // an exact fit that robustbase's absolute 1e-7 rule does not call one at large scales.
+// In float the residuals carry 8 float ulps (the README's float bound), so the floor is that.
 inline double rounding_floor(const Problem& p, const Data& d, const regression::FitResult& fit) {
   const Eigen::VectorXd& b = fit.raw_coefficients;
   const Eigen::VectorXd slopes = p.intercept ? Eigen::VectorXd(b.tail(d.X.cols())) : b;
   const double size = (d.y.cwiseAbs() + d.X.cwiseAbs() * slopes.cwiseAbs()).maxCoeff() + (p.intercept ? std::abs(b(0)) : 0.0);
-  const double unit = 64 * std::numeric_limits<double>::epsilon() * size;
+  const bool single = p.precision == regression::Precision::single_precision;
+  const double unit = (single ? 8 * std::ldexp(1.0, -24) : 64 * std::numeric_limits<double>::epsilon()) * size;
   return (p.method == regression::Method::lts ? static_cast<double>(fit.h) : 1.0) * unit * unit;
 }
 
