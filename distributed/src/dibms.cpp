@@ -99,7 +99,8 @@ std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::spa
   }
   std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) { return a.rank < b.rank; });
 
-  int iterations = 0;
+  int iterations = 0, checks = 0;
+  std::uint64_t single_answers = 0;
   if (!pending.empty()) {
     std::uint64_t total_buckets = 0;
     std::vector<KeyInterval> intervals = phase1_intervals(comm, shard, n, min, max, options, total_buckets);
@@ -155,6 +156,7 @@ std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::spa
         const auto kept = std::lower_bound(keep.begin(), keep.end(), bucket);
         if (single != singles.end() && *single == bucket) {
           answer[pending[p].index] = found[static_cast<std::size_t>(single - singles.begin())];
+          ++single_answers;
         } else if (kept != keep.end() && *kept == bucket) {
           for (; kept_index < static_cast<std::size_t>(kept - keep.begin()); ++kept_index) kept_before += next_counts[kept_index];
           still.push_back({pending[p].rank - before[p] + kept_before, pending[p].index});
@@ -190,13 +192,14 @@ std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::spa
         }
         pending = std::move(unresolved);
         stalls = 0;
+        ++checks;
       }
       allot_buckets(next, next_counts, total, options, total_buckets);
       intervals = std::move(next);
       segmented = true;
     }
   }
-  if (report != nullptr) *report = {n, comm.bytes() - bytes_before, iterations, 0};
+  if (report != nullptr) *report = {n, comm.bytes() - bytes_before, iterations, 0, checks, single_answers};
   std::vector<double> values(answer.size());
   std::transform(answer.begin(), answer.end(), values.begin(), from_order_key);
   return values;

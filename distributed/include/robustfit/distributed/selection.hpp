@@ -46,6 +46,8 @@ struct SelectionReport {
   std::uint64_t bytes = 0;
   int iterations = 0;            // DIBMS: count passes (Phase 1 is iteration 1); cutting plane: Kelley steps
   std::uint64_t gathered = 0;    // cutting plane: values in the final bracket
+  int repeated_value_checks = 0; // DIBMS: times the stopping rule fired (exact check of the active buckets)
+  std::uint64_t single_answers = 0;  // DIBMS: order statistics answered by the owner of a one-candidate bucket
 };
 
 std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::span<const std::uint64_t> ks,
