@@ -1,5 +1,6 @@
 #include "robustfit/distributed/communicator.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace robustfit::distributed {
@@ -63,6 +64,14 @@ std::uint64_t Communicator::exclusive_sum(std::uint64_t value) {
   std::uint64_t before = 0;
   check(MPI_Exscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, comm_), "MPI_Exscan");
   return rank_ == 0 ? 0 : before;  // MPI leaves rank 0's result undefined
+}
+
+void Communicator::exclusive_sum(std::span<std::uint64_t> values) {
+  bytes_ += values.size_bytes();
+  std::vector<std::uint64_t> before(values.size(), 0);
+  check(MPI_Exscan(values.data(), before.data(), as_count(values.size()), MPI_UINT64_T, MPI_SUM, comm_), "MPI_Exscan");
+  if (rank_ == 0) std::fill(before.begin(), before.end(), 0);  // undefined on rank 0
+  std::copy(before.begin(), before.end(), values.begin());
 }
 
 std::vector<std::uint64_t> Communicator::gather(std::span<const std::uint64_t> local, int root) {

@@ -15,6 +15,7 @@
 #include "design_matrix.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "lts_search.hpp"
 #include "robust_distances.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "stopwatch.hpp"
@@ -57,6 +58,13 @@ struct LtsSteps {
 };
 
 }  // namespace
+
+SearchOutcome lts_search(Engine& engine, std::size_t h, std::size_t subsets, std::uint64_t seed, PhaseTimings& timings,
+                         Progress progress) {
+  LtsSteps steps;
+  return concentration_search(steps, engine, h, subsets, seed, kLtsPlan, timings, progress);
+}
+
 }  // namespace detail
 
 FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
@@ -77,10 +85,8 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
                                     detail::SearchSize{n, p, options.subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
-  detail::LtsSteps steps;
   const detail::SearchOutcome search =
-      detail::concentration_search(steps, *engine, h, options.subsets, options.seed, detail::kLtsPlan, result.timings,
-                                   detail::Progress(options.progress));
+      detail::lts_search(*engine, h, options.subsets, options.seed, result.timings, detail::Progress(options.progress));
   detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();

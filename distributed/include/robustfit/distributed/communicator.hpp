@@ -48,6 +48,8 @@ class Communicator {
   int all_reduce_max(int value);
   // Sum of `value` over the ranks below this one (0 on rank 0).
   std::uint64_t exclusive_sum(std::uint64_t value);
+  // The same for each element of `values`, in place (one MPI_Exscan).
+  void exclusive_sum(std::span<std::uint64_t> values);
   // Every rank's `local` in rank order, on `root` only (empty elsewhere).
   std::vector<std::uint64_t> gather(std::span<const std::uint64_t> local, int root);
   // Every rank's `local` in rank order, on every rank.

@@ -1,0 +1,16 @@
+#pragma once
+// FAST-LTS's search (random elemental starts, C-steps, nested subsamples, finalists to
+// convergence) on any engine: fit_lts runs it on the CPU or CUDA engine, and the distributed
+// engine (src/mpi/) runs the same search across MPI ranks.
+#include <cstddef>
+#include <cstdint>
+
+#include "concentration.hpp"
+#include "engine.hpp"
+
+namespace robustfit::regression::detail {
+
+SearchOutcome lts_search(Engine& engine, std::size_t h, std::size_t subsets, std::uint64_t seed, PhaseTimings& timings,
+                         Progress progress = {});
+
+}  // namespace robustfit::regression::detail
