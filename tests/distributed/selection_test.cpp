@@ -108,6 +108,34 @@ TEST(Dibms, BytesDoNotGrowWithN) {
   }
 }
 
+TEST(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
+  rd::Communicator comm;
+  std::vector<std::vector<double>> alls;
+  std::vector<std::unique_ptr<rd::LocalShard>> owned;
+  std::vector<rd::LocalShard*> shards;
+  std::vector<std::vector<std::uint64_t>> ks;
+  std::size_t i = 0;
+  for (Distribution d : robustfit::data::all_distributions()) {
+    alls.push_back(robustfit::data::make_distribution<double>(d, 3000 + 7 * i, 13));
+    owned.push_back(rd::make_cpu_local_shard<double>(rt::shard_of(alls.back(), rt::kSplits[i % 3], comm.rank(), comm.size())));
+    shards.push_back(owned.back().get());
+    ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 3});
+    ++i;
+  }
+  rd::SelectionReport batched;
+  const auto got = rd::dibms_select_batched(comm, shards, ks, {}, &batched);
+  ASSERT_EQ(got.size(), alls.size());
+  for (std::size_t j = 0; j < alls.size(); ++j) EXPECT_EQ(got[j], nth_element_reference(alls[j], ks[j])) << "problem " << j;
+  // One problem's collectives, not one set per problem: no more iterations than the worst alone.
+  int most = 0;
+  for (std::size_t j = 0; j < alls.size(); ++j) {
+    rd::SelectionReport alone;
+    rd::dibms_select(comm, *shards[j], ks[j], {}, &alone);
+    most = std::max(most, alone.iterations);
+  }
+  EXPECT_EQ(batched.iterations, most);
+}
+
 TEST(Dibms, RankOutOfRangeIsAnErrorOnEveryRank) {
   rd::Communicator comm;
   const std::vector<double> all{3, 1, 2};

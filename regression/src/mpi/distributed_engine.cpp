@@ -18,6 +18,11 @@ DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::Mat
   first_row_.assign(1, 0);
   for (std::uint64_t size : sizes) first_row_.push_back(first_row_.back() + size);
   n_ = first_row_.back();
+  // Thresholds of several candidates share DIBMS's collectives; the batch keeps the largest
+  // shard's keys of one batch near 2^24 (the same on every rank).
+  std::size_t largest = 1;
+  for (std::uint64_t size : sizes) largest = std::max<std::size_t>(largest, size);
+  batch_ = std::max<std::size_t>(1, (std::size_t{1} << 24) / largest);
 }
 
 void DistributedEngine::fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const {
@@ -50,11 +55,25 @@ void DistributedEngine::fetch_rows(std::span<const std::size_t> rows, Eigen::Mat
   }
 }
 
-double DistributedEngine::threshold(const Eigen::VectorXd& beta, std::size_t h, Eigen::VectorXd& squares) const {
-  squares = (y_ - X_ * beta).array().square();
-  const auto shard = distributed::make_cpu_local_shard<double>(std::span<const double>(squares.data(), static_cast<std::size_t>(squares.size())));
-  const std::uint64_t k = h - 1;
-  return distributed::dibms_select(comm_, *shard, std::span<const std::uint64_t>(&k, 1))[0];
+std::vector<double> DistributedEngine::thresholds(const Eigen::MatrixXd& betas, std::size_t h,
+                                                  std::vector<Eigen::VectorXd>& squares) const {
+  const auto m = static_cast<std::size_t>(betas.cols());
+  squares.resize(m);
+  std::vector<double> out;
+  for (std::size_t first = 0; first < m; first += batch_) {
+    const std::size_t last = std::min(m, first + batch_);
+    std::vector<std::unique_ptr<distributed::LocalShard>> owned;
+    std::vector<distributed::LocalShard*> shards;
+    for (std::size_t j = first; j < last; ++j) {
+      squares[j] = (y_ - X_ * betas.col(static_cast<Eigen::Index>(j))).array().square();
+      owned.push_back(distributed::make_cpu_local_shard<double>(
+          std::span<const double>(squares[j].data(), static_cast<std::size_t>(squares[j].size()))));
+      shards.push_back(owned.back().get());
+    }
+    const std::vector<std::vector<std::uint64_t>> ks(last - first, std::vector<std::uint64_t>{h - 1});
+    for (const std::vector<double>& t : distributed::dibms_select_batched(comm_, shards, ks)) out.push_back(t[0]);
+  }
+  return out;
 }
 
 void DistributedEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) {
@@ -76,16 +95,16 @@ void DistributedEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t
   // sum_{r^2 < t} r^2 + (h - #{r^2 < t}) t, with t the h-th smallest square: the sums and
   // counts of all candidates in one all-reduce.
   const auto m = static_cast<std::size_t>(betas.cols());
-  std::vector<double> thresholds(m), sums(2 * m, 0.0);
-  Eigen::VectorXd squares;
+  std::vector<double> sums(2 * m, 0.0);
+  std::vector<Eigen::VectorXd> squares;
+  const std::vector<double> t = thresholds(betas, h, squares);
   for (std::size_t j = 0; j < m; ++j) {
-    thresholds[j] = threshold(betas.col(static_cast<Eigen::Index>(j)), h, squares);
-    for (double s : squares) {
-      if (s < thresholds[j]) sums[2 * j] += s, sums[2 * j + 1] += 1;
+    for (double s : squares[j]) {
+      if (s < t[j]) sums[2 * j] += s, sums[2 * j + 1] += 1;
     }
   }
   comm_.all_reduce_sum(sums);
-  for (std::size_t j = 0; j < m; ++j) out[j] = sums[2 * j] + (static_cast<double>(h) - sums[2 * j + 1]) * thresholds[j];
+  for (std::size_t j = 0; j < m; ++j) out[j] = sums[2 * j] + (static_cast<double>(h) - sums[2 * j + 1]) * t[j];
 }
 
 void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
@@ -93,10 +112,9 @@ void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<
   const Eigen::Index p = X_.cols(), q = p + 1;
   std::vector<std::vector<std::size_t>> chosen(m);
   std::vector<std::uint64_t> below(m, 0), ties(m, 0), ties_before(m, 0);
-  std::vector<double> thresholds(m);
-  std::vector<Eigen::VectorXd> squares(m);
+  std::vector<Eigen::VectorXd> squares;
+  const std::vector<double> thresholds = this->thresholds(betas, h, squares);
   for (std::size_t j = 0; j < m; ++j) {
-    thresholds[j] = threshold(betas.col(static_cast<Eigen::Index>(j)), h, squares[j]);
     for (double s : squares[j]) below[j] += s < thresholds[j], ties[j] += s == thresholds[j];
   }
   ties_before = ties;

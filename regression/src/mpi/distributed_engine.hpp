@@ -44,14 +44,16 @@ class DistributedEngine final : public Engine {
  private:
   // Rows of the whole design (global numbers, any order, repeats allowed) on every rank.
   void fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const;
-  // The h-th smallest square of r = y - X beta over all ranks, and this rank's squares.
-  double threshold(const Eigen::VectorXd& beta, std::size_t h, Eigen::VectorXd& squares) const;
+  // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
+  // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
+  std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
 
   distributed::Communicator& comm_;
   Eigen::MatrixXd X_;
   Eigen::VectorXd y_;
   std::size_t n_ = 0;
   std::vector<std::size_t> first_row_;  // first global row of each rank, and n last
+  std::size_t batch_ = 1;                // candidates whose thresholds are selected together
 };
 
 }  // namespace robustfit::regression::detail

@@ -53,6 +53,13 @@ struct SelectionReport {
 std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::span<const std::uint64_t> ks,
                                  const DibmsOptions& options = {}, SelectionReport* report = nullptr);
 
+// Several independent problems at once (shards[i] with ranks ks[i]), sharing each collective:
+// as many collectives as one problem needs, whatever the number of problems (the thresholds of
+// a batch of regression candidates). report->n is the sum of the problems' sizes.
+std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::span<LocalShard* const> shards,
+                                                      std::span<const std::vector<std::uint64_t>> ks,
+                                                      const DibmsOptions& options = {}, SelectionReport* report = nullptr);
+
 double cutting_plane_select(Communicator& comm, LocalShard& shard, std::uint64_t k,
                             const CuttingPlaneOptions& options = {}, SelectionReport* report = nullptr);
 
