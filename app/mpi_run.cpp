@@ -1,6 +1,8 @@
 #include "mpi_run.hpp"
 
+#include <array>
 #include <climits>
+#include <functional>
 #include <iostream>
 #include <new>
 
@@ -41,10 +43,14 @@ int run_on_every_rank(distributed::Communicator& comm, const std::vector<std::st
   const int first_failed = comm.all_reduce_min(failed ? comm.rank() : INT_MAX);
   const std::uint64_t failures = comm.all_reduce_sum(std::uint64_t{failed});
   const int exit_code = comm.all_reduce_max(failed ? code : kExitOk);
+  // Whether every rank failed with the same message (compared by hash).
+  std::array<std::uint64_t, 2> hashes{std::hash<std::string>{}(message), ~std::hash<std::string>{}(message)};
+  comm.all_reduce_min(hashes);
+  const bool same_message = hashes[0] == ~hashes[1];
   std::cout.rdbuf(stdout_buffer);
   g_world = nullptr;
   if (first_failed == INT_MAX) return code;
-  if (failures == static_cast<std::uint64_t>(comm.size())) {
+  if (failures == static_cast<std::uint64_t>(comm.size()) && same_message) {
     // The same failure everywhere (a bad option, a missing column): said once, as one process would.
     if (comm.rank() == 0) std::cerr << "robust-fit: error: " << message << '\n';
   } else if (comm.rank() == first_failed) {
