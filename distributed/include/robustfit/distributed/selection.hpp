@@ -4,8 +4,8 @@
 // together (k = 0: the global minimum). No value ever leaves its rank except the few the
 // algorithms name: samples, single-candidate answers and a small final bracket.
 //
-// dibms_select: DIBMS, the distributed iterative bucket multiselection of Blanchard et al.
-// (docs/DISTRIBUTED.md): Phase 1 buckets from ~1024 sampled pivots, bucket counts summed over
+// dibms_select: DIBMS, the distributed iterative bucket multiselection (the distributed form of
+// bucketMultiSelect; docs/DISTRIBUTED.md): Phase 1 buckets from ~1024 sampled pivots, bucket counts summed over
 // the ranks, active buckets kept; Phase 2 re-buckets the active buckets' exact key ranges in
 // place until every order statistic is a bucket of one candidate (answered by its owner) or one
 // repeated value. Communication per iteration is O(B + m) numbers, independent of n.
