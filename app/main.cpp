@@ -8,6 +8,10 @@
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+#ifdef ROBUSTFIT_WITH_MPI
+#include "mpi_run.hpp"
+#include "robustfit/distributed/mpi_session.hpp"
+#endif
 
 namespace {
 
@@ -54,28 +58,47 @@ std::string command_names() {  // "fit, select, ... or bench"
   return names;
 }
 
+// Runs the command line; errors are thrown (UsageError: exit 2, anything else: exit 1).
+int dispatch(const std::vector<std::string>& all) {
+  using namespace robustfit::app;
+  if (all.empty()) {
+    std::cerr << "robust-fit: error: no command given (expected " << command_names() << ")\n\n" << kUsage;
+    return kExitUsageError;
+  }
+  if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  if (all[0] == "--version") {
+    std::cout << "robust-fit 0.1.0\n";
+    return kExitOk;
+  }
+  const std::vector<std::string> rest(all.begin() + 1, all.end());
+  for (const auto& command : kCommands) {
+    if (all[0] != command.name) continue;
+#ifdef ROBUSTFIT_WITH_MPI
+    if (mpi_world() != nullptr && command.name != "select")
+      throw UsageError(std::string(command.name) + " does not run distributed yet (only select does); run it without mpirun");
+#endif
+    return command.run(rest, Stage::run);
+  }
+  throw UsageError("unknown command '" + all[0] + "' (expected " + command_names() + "; see 'robust-fit --help')");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace robustfit::app;
   const std::vector<std::string> all(argv + 1, argv + argc);
+#ifdef ROBUSTFIT_WITH_MPI
+  if (robustfit::distributed::launched_by_mpi()) {
+    const robustfit::distributed::MpiSession session(argc, argv);
+    robustfit::distributed::Communicator world;
+    if (world.size() > 1) return run_on_every_rank(world, all, dispatch);
+  }
+#endif
   try {
-    if (all.empty()) {
-      std::cerr << "robust-fit: error: no command given (expected " << command_names() << ")\n\n" << kUsage;
-      return kExitUsageError;
-    }
-    if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
-      std::cout << kUsage;
-      return kExitOk;
-    }
-    if (all[0] == "--version") {
-      std::cout << "robust-fit 0.1.0\n";
-      return kExitOk;
-    }
-    const std::vector<std::string> rest(all.begin() + 1, all.end());
-    for (const auto& command : kCommands)
-      if (all[0] == command.name) return command.run(rest, Stage::run);
-    throw UsageError("unknown command '" + all[0] + "' (expected " + command_names() + "; see 'robust-fit --help')");
+    return dispatch(all);
   } catch (const UsageError& e) {
     std::cerr << "robust-fit: error: " << e.what() << '\n';
     return kExitUsageError;

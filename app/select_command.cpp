@@ -9,9 +9,13 @@
 #include "commands.hpp"
 #include "options_util.hpp"
 #include "robustfit/data/csv.hpp"
+#include "robustfit/data/csv_parts.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/gpu.hpp"
+#ifdef ROBUSTFIT_WITH_MPI
+#include "mpi_run.hpp"
+#endif
 
 namespace po = boost::program_options;
 
@@ -26,10 +30,14 @@ minimum and k = n the maximum. A quantile q in [0, 1] is the order statistic k =
 (R's quantile type 1); --median is k = ceil(n / 2) (the lower median when n is even);
 --percentiles N gives the N quantiles 0, 1/(N-1), ..., 1 (N = 101: every percentile).
 
+Under mpirun (mpirun -np N robust-fit select ...) each rank reads only its own part of DATA.csv,
+or its own file with --shard-files, and the ranks select together (DIBMS; the cutting plane for
+--algorithm cutting-plane) without gathering the data: docs/DISTRIBUTED.md.
+
 Options)";
 
 struct SelectArguments {
-  std::string data_file, column, ks, quantiles, percentiles, algorithm, backend, output;
+  std::string data_file, column, ks, quantiles, percentiles, algorithm, backend, output, shard_files;
   bool median = false, drop_missing = false;
 };
 
@@ -46,7 +54,9 @@ po::options_description select_options(SelectArguments& a) {
     ("algorithm,a", po::value(&a.algorithm)->default_value("auto"), algorithm_help(selection::Use::many).c_str())
     ("backend", po::value(&a.backend)->default_value("auto"), backend_help().c_str())
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
-    ("drop-missing", po::bool_switch(&a.drop_missing), "drop missing, NaN or Inf cells (default: error)");
+    ("drop-missing", po::bool_switch(&a.drop_missing), "drop missing, NaN or Inf cells (default: error)")
+    ("shard-files", po::value(&a.shard_files), "F1.csv,F2.csv,...: the data as several files with the same header, "
+                                               "instead of DATA.csv (under mpirun: one per rank, rank r reads file r)");
   return options;
 }
 
@@ -104,6 +114,87 @@ std::vector<double> select_on_cpu(const std::vector<double>& values, const std::
   return out;
 }
 
+struct Selected {
+  std::string column, algorithm, backend;
+  std::size_t n = 0;
+  std::vector<std::size_t> ranks;
+  std::vector<double> values;
+  int mpi_ranks = 0;              // > 0 under mpirun
+  std::uint64_t bytes = 0;        // communicated by rank 0, under mpirun
+};
+
+void print_selection(const Selected& s, OutputFormat format) {
+  if (format == OutputFormat::json) {
+    nlohmann::ordered_json j;
+    j["column"] = s.column;
+    j["n"] = s.n;
+    j["algorithm"] = s.algorithm;
+    j["backend"] = s.backend;
+    if (s.mpi_ranks > 0) {
+      j["ranks"] = s.mpi_ranks;
+      j["bytes_communicated"] = s.bytes;
+    }
+    j["results"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < s.ranks.size(); ++i) j["results"].push_back({{"k", s.ranks[i]}, {"value", s.values[i]}});
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << "column " << s.column << ": n = " << s.n << ", algorithm " << s.algorithm << ", backend " << s.backend;
+  if (s.mpi_ranks > 0) std::cout << ", " << s.mpi_ranks << " ranks, " << s.bytes << " bytes communicated per rank";
+  std::cout << "\n";
+  char line[96];
+  std::snprintf(line, sizeof line, "%12s  %s\n", "k", "value");
+  std::cout << line;
+  for (std::size_t i = 0; i < s.ranks.size(); ++i) {
+    std::snprintf(line, sizeof line, "%12zu  %.17g\n", s.ranks[i], s.values[i]);
+    std::cout << line;
+  }
+}
+
+std::vector<std::size_t> zero_based(const std::vector<std::size_t>& ranks) {
+  std::vector<std::size_t> out;
+  for (std::size_t k : ranks) out.push_back(k - 1);
+  return out;
+}
+
+void note_dropped(std::uint64_t dropped) {
+  if (dropped > 0)
+    std::cerr << "robust-fit: note: dropped " << dropped << " missing or non-finite cells (--drop-missing)\n";
+}
+
+#ifdef ROBUSTFIT_WITH_MPI
+// select under mpirun: the same checks and output, the data sharded over the ranks.
+int run_select_distributed(distributed::Communicator& comm, const SelectArguments& a, const RankRequest& request,
+                           OutputFormat format, const std::vector<std::string>& shard_files, Stage stage) {
+  if (a.backend != "auto" && a.backend != "cpu")
+    throw UsageError("--backend " + a.backend + ": under mpirun each rank selects on the CPU for now (auto or cpu)");
+  const selection::Algorithm algorithm = parse_or_usage<selection::Algorithm>("algorithm", a.algorithm, selection::parse_algorithm);
+  if (algorithm != selection::Algorithm::automatic && algorithm != selection::Algorithm::multi &&
+      algorithm != selection::Algorithm::cutting_plane)
+    throw UsageError("--algorithm " + a.algorithm + ": under mpirun the algorithms are auto and multi (DIBMS) or cutting-plane");
+  if (!shard_files.empty() && shard_files.size() != static_cast<std::size_t>(comm.size()))
+    throw UsageError("--shard-files: " + std::to_string(shard_files.size()) + " files for " + std::to_string(comm.size()) +
+                     " ranks; give one file per rank");
+  if (stage == Stage::parse) return kExitOk;
+  const DistributedColumn column = read_distributed_column(comm, a.data_file, shard_files, a.column, a.drop_missing);
+  const std::string source = shard_files.empty() ? a.data_file : a.shard_files;
+  if (column.n == 0) throw data::DataError(source + ": column '" + a.column + "' has no values");
+  if (comm.rank() == 0) note_dropped(column.dropped);
+  Selected s;
+  s.ranks = ranks_for(request, column.n);
+  distributed::SelectionReport report;
+  s.values = select_distributed(comm, *column.shard, zero_based(s.ranks), algorithm, report);
+  s.column = a.column;
+  s.n = column.n;
+  s.algorithm = algorithm == selection::Algorithm::cutting_plane ? "cutting-plane" : "dibms";
+  s.backend = "cpu";
+  s.mpi_ranks = comm.size();
+  s.bytes = report.bytes;
+  print_selection(s, format);
+  return kExitOk;
+}
+#endif
+
 }  // namespace
 
 int run_select(const std::vector<std::string>& args, Stage stage) {
@@ -114,10 +205,17 @@ int run_select(const std::vector<std::string>& args, Stage stage) {
     if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
-  if (a.data_file.empty()) throw UsageError("select: no data file given (usage: robust-fit select DATA.csv --column NAME ...)");
+  std::vector<std::string> shard_files;
+  if (vm.count("shard-files")) shard_files = split_list(a.shard_files, "shard-files");
+  if (a.data_file.empty() && shard_files.empty())
+    throw UsageError("select: no data file given (usage: robust-fit select DATA.csv --column NAME ...)");
+  if (!a.data_file.empty() && !shard_files.empty()) throw UsageError("select: give DATA.csv or --shard-files, not both");
   if (a.column.empty()) throw UsageError("select: --column is required");
   const RankRequest request = parse_rank_request(a, vm);
   const OutputFormat format = parse_output_format(a.output);
+#ifdef ROBUSTFIT_WITH_MPI
+  if (distributed::Communicator* comm = mpi_world()) return run_select_distributed(*comm, a, request, format, shard_files, stage);
+#endif
   const auto use = request.count() == 1 ? selection::Use::single : selection::Use::many;
   const BackendChoice choice = choose_backend(a.backend, "algorithm", a.algorithm, use, selection::cuda_available(),
                                               selection::cuda_device_description());
@@ -126,40 +224,28 @@ int run_select(const std::vector<std::string>& args, Stage stage) {
 
   if (stage == Stage::parse) return kExitOk;
 
-  const data::Table table = data::read_csv(a.data_file);
-  const data::ColumnData column = data::numeric_column(table, a.column, a.drop_missing);
-  if (column.values.empty()) throw data::DataError(a.data_file + ": column '" + a.column + "' has no values");
-  if (column.dropped_rows > 0)
-    std::cerr << "robust-fit: note: dropped " << column.dropped_rows << " missing or non-finite cells (--drop-missing)\n";
-  const std::size_t n = column.values.size();
-  const std::vector<std::size_t> ranks = ranks_for(request, n);
-  std::vector<std::size_t> zero_based;
-  for (std::size_t k : ranks) zero_based.push_back(k - 1);
-  const std::vector<double> values =
-      cuda ? selection::cuda_kth_smallest_many<double>(column.values, zero_based, algorithm)
-           : select_on_cpu(column.values, zero_based, algorithm);
-  const std::string used = algorithm == selection::Algorithm::automatic && !cuda ? "nth-element" : a.algorithm;
-
-  if (format == OutputFormat::json) {
-    nlohmann::ordered_json j;
-    j["column"] = a.column;
-    j["n"] = n;
-    j["algorithm"] = used;
-    j["backend"] = cuda ? "cuda" : "cpu";
-    j["results"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < ranks.size(); ++i) j["results"].push_back({{"k", ranks[i]}, {"value", values[i]}});
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << "column " << a.column << ": n = " << n << ", algorithm " << used << ", backend "
-              << (cuda ? "cuda" : "cpu") << "\n";
-    char line[96];
-    std::snprintf(line, sizeof line, "%12s  %s\n", "k", "value");
-    std::cout << line;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      std::snprintf(line, sizeof line, "%12zu  %.17g\n", ranks[i], values[i]);
-      std::cout << line;
+  data::ColumnData column;
+  if (shard_files.empty()) {
+    column = data::numeric_column(data::read_csv(a.data_file), a.column, a.drop_missing);
+  } else {  // the files one after another, as the ranks of mpirun would hold them
+    for (const std::string& file : shard_files) {
+      const data::ColumnData part = data::numeric_column(data::CsvPart(file, 0, 1).read(0), a.column, a.drop_missing, /*allow_empty=*/true);
+      column.values.insert(column.values.end(), part.values.begin(), part.values.end());
+      column.dropped_rows += part.dropped_rows;
     }
   }
+  const std::string source = shard_files.empty() ? a.data_file : a.shard_files;
+  if (column.values.empty()) throw data::DataError(source + ": column '" + a.column + "' has no values");
+  note_dropped(column.dropped_rows);
+  Selected s;
+  s.column = a.column;
+  s.n = column.values.size();
+  s.ranks = ranks_for(request, s.n);
+  s.values = cuda ? selection::cuda_kth_smallest_many<double>(column.values, zero_based(s.ranks), algorithm)
+                  : select_on_cpu(column.values, zero_based(s.ranks), algorithm);
+  s.algorithm = algorithm == selection::Algorithm::automatic && !cuda ? "nth-element" : a.algorithm;
+  s.backend = cuda ? "cuda" : "cpu";
+  print_selection(s, format);
   return kExitOk;
 }
 

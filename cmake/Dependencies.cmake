@@ -17,3 +17,17 @@ target_include_directories(robustfit_fast_float SYSTEM INTERFACE ${FAST_FLOAT_IN
 add_library(robustfit_warnings INTERFACE)
 target_compile_options(robustfit_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>)
+
+# MPI (Open MPI from Debian: openmpi-bin libopenmpi-dev) is optional: it adds the distributed
+# module and `mpirun -np N robust-fit ...`; everything else builds without it.
+set(ROBUSTFIT_WITH_MPI OFF)
+if(NOT ROBUSTFIT_MPI STREQUAL "OFF")
+  if(ROBUSTFIT_MPI STREQUAL "ON")
+    find_package(MPI REQUIRED COMPONENTS CXX)
+  else()
+    find_package(MPI COMPONENTS CXX)
+  endif()
+  if(MPI_CXX_FOUND)
+    set(ROBUSTFIT_WITH_MPI ON)
+  endif()
+endif()

@@ -2,6 +2,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "csv_header.hpp"
 #include "csv_records.hpp"
 #include "csv_rows.hpp"
 #include "file_text.hpp"
@@ -54,29 +55,36 @@ std::size_t Table::column_index(std::string_view name) const {
                   "'; the columns are: " + known);
 }
 
-Table parse_csv(std::string_view text, std::string_view source, const CsvOptions& options) {
+namespace csv_detail {
+
+CsvHeader read_csv_header(std::string_view text, std::string_view source, const CsvOptions& options) {
   if (text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
   if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
     throw DataError(std::string(source) + ": the file is UTF-16 encoded; save it as UTF-8");
   }
-  const char delimiter = options.delimiter != '\0' ? options.delimiter
-                                                   : csv_detail::detect_delimiter(text);
-  if (delimiter == '"' || delimiter == '\n' || delimiter == '\r' || delimiter == ' ') {
+  CsvHeader header;
+  header.delimiter = options.delimiter != '\0' ? options.delimiter : detect_delimiter(text);
+  if (header.delimiter == '"' || header.delimiter == '\n' || header.delimiter == '\r' || header.delimiter == ' ') {
     throw DataError(std::string(source) + ": the delimiter cannot be a quote, space or newline");
   }
+  RecordReader reader(text, source, header.delimiter);
+  header.columns = read_header(reader, source, header.header_line);
+  for (const Column& column : header.columns) header.names.push_back(column.name);
+  header.rows = text.substr(reader.position());
+  header.rows_line = reader.line();
+  return header;
+}
 
+}  // namespace csv_detail
+
+Table parse_csv(std::string_view text, std::string_view source, const CsvOptions& options) {
+  csv_detail::CsvHeader header = csv_detail::read_csv_header(text, source, options);
   Table table;
   table.source = std::string(source);
-  csv_detail::RecordReader reader(text, source, delimiter);
-  std::size_t header_line = 0;
-  table.columns = read_header(reader, source, header_line);
-  std::vector<std::string> names;
-  for (const Column& column : table.columns) names.push_back(column.name);
-  reader.set_column_names(&names);
-
-  csv_detail::parse_rows(text.substr(reader.position()), reader.line(), delimiter, names, table);
+  table.columns = std::move(header.columns);
+  csv_detail::parse_rows(header.rows, header.rows_line, header.delimiter, header.names, table);
   if (table.lines.empty()) {
-    throw DataError(at(source, header_line) + ": no data rows after the header");
+    throw DataError(at(source, header.header_line) + ": no data rows after the header");
   }
   return table;
 }

@@ -19,6 +19,31 @@
 #include "robustfit/common/parallel.hpp"
 
 namespace robustfit::data::csv_detail {
+
+std::size_t count_line_ends(std::string_view text) {
+  std::size_t count = 0;
+  const char* const end = text.data() + text.size();
+  for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
+    ++count;
+  }
+  for (std::size_t pos = text.find('\r'); pos != std::string_view::npos; pos = text.find('\r', pos + 1)) {
+    count += pos + 1 == text.size() || text[pos + 1] != '\n';
+  }
+  return count;
+}
+
+std::vector<std::size_t> line_cuts(std::string_view text, std::size_t parts) {
+  parts = std::max<std::size_t>(parts, 1);
+  std::vector<std::size_t> starts{0};
+  for (std::size_t k = 1; k < parts; ++k) {
+    const std::size_t newline = text.find('\n', std::max(k * (text.size() / parts), starts.back()));
+    if (newline == std::string_view::npos || newline + 1 >= text.size()) break;
+    if (newline + 1 > starts.back()) starts.push_back(newline + 1);
+  }
+  starts.push_back(text.size());
+  return starts;
+}
+
 namespace {
 
 constexpr std::size_t kMaxChunks = 4096;
@@ -34,30 +59,10 @@ struct Chunk {
   bool ran_off_end = false;
 };
 
-// Line ends as RecordReader counts them: "\n", "\r\n" and a lone "\r" are one each.
-std::size_t count_line_ends(std::string_view text) {
-  std::size_t count = 0;
-  const char* const end = text.data() + text.size();
-  for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
-    ++count;
-  }
-  for (std::size_t pos = text.find('\r'); pos != std::string_view::npos; pos = text.find('\r', pos + 1)) {
-    count += pos + 1 == text.size() || text[pos + 1] != '\n';
-  }
-  return count;
-}
-
 // Offsets where chunks start, and text.size() last: each start just after a '\n'.
 std::vector<std::size_t> chunk_starts(std::string_view text, std::size_t chunk_bytes) {
   const std::size_t chunks = std::clamp<std::size_t>(text.size() / std::max<std::size_t>(chunk_bytes, 1), 1, kMaxChunks);
-  std::vector<std::size_t> starts{0};
-  for (std::size_t k = 1; k < chunks; ++k) {
-    const std::size_t newline = text.find('\n', std::max(k * (text.size() / chunks), starts.back()));
-    if (newline == std::string_view::npos || newline + 1 >= text.size()) break;
-    if (newline + 1 > starts.back()) starts.push_back(newline + 1);
-  }
-  starts.push_back(text.size());
-  return starts;
+  return line_cuts(text, chunks);
 }
 
 bool is_line_end(char c) { return c == '\n' || c == '\r'; }

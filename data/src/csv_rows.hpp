@@ -16,6 +16,13 @@ struct RowReading {
   bool fast_path = true;
 };
 
+// Line ends as RecordReader counts them: "\n", "\r\n" and a lone "\r" are one each.
+std::size_t count_line_ends(std::string_view text);
+
+// Offsets that cut `text` into at most `parts` pieces of about equal size, each cut just after
+// a '\n': 0 first, text.size() last (fewer pieces when the text has fewer lines).
+std::vector<std::size_t> line_cuts(std::string_view text, std::size_t parts);
+
 // Parses the records of `text`, the part of a file after its header, whose first character is
 // on file line `first_line`, into table.columns (one per name in `names`, already named) and
 // table.lines. The table, and the DataError thrown for a bad file, are those of one

@@ -39,7 +39,7 @@ struct RowSelection {
 // Throws for the first fatal problem in file order (ties: the leftmost column); otherwise
 // keeps the rows where every used column holds a finite number.
 RowSelection select_rows(const Table& table, const std::vector<std::size_t>& used,
-                         bool drop_missing) {
+                         bool drop_missing, bool allow_empty = false) {
   const std::size_t rows = table.rows();
   std::optional<std::pair<std::size_t, std::size_t>> first;  // (column, problem index)
   std::vector<char> bad(rows, 0);
@@ -78,7 +78,7 @@ RowSelection select_rows(const Table& table, const std::vector<std::size_t>& use
       selection.kept.push_back(i);
     }
   }
-  if (selection.kept.empty()) {
+  if (selection.kept.empty() && !allow_empty) {
     throw DataError(table.source + ": no rows left" +
                     (rows == 0 ? std::string(" (the table has no data rows)")
                                : " after dropping " + std::to_string(selection.dropped) +
@@ -147,9 +147,9 @@ Design make_design(const Table& table, const DesignOptions& options) {
   return design;
 }
 
-ColumnData numeric_column(const Table& table, std::string_view name, bool drop_missing) {
+ColumnData numeric_column(const Table& table, std::string_view name, bool drop_missing, bool allow_empty) {
   const std::size_t c = table.column_index(name);
-  const RowSelection selection = select_rows(table, {c}, drop_missing);
+  const RowSelection selection = select_rows(table, {c}, drop_missing, allow_empty);
   ColumnData data;
   data.values.reserve(selection.kept.size());
   for (const std::size_t row : selection.kept) data.values.push_back(table.columns[c].values[row]);

@@ -19,7 +19,7 @@ DataError failure(const char* what, const std::filesystem::path& path, int error
 
 }  // namespace
 
-FileText::FileText(const std::filesystem::path& path) {
+FileText::FileText(const std::filesystem::path& path, bool read_ahead) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw failure("cannot open", path, EISDIR);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -29,7 +29,7 @@ FileText::FileText(const std::filesystem::path& path) {
     const auto size = static_cast<std::size_t>(info.st_size);
     void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map != MAP_FAILED) {
-      ::madvise(map, size, MADV_WILLNEED);  // read ahead: the chunks are read in parallel
+      if (read_ahead) ::madvise(map, size, MADV_WILLNEED);  // the chunks are read in parallel
       mapped_ = static_cast<const char*>(map);
       size_ = size;
       ::close(fd);

@@ -11,7 +11,9 @@ namespace robustfit::data::csv_detail {
 class FileText {
  public:
   // Throws DataError "cannot open '<path>': <reason>" or "cannot read '<path>': <reason>".
-  explicit FileText(const std::filesystem::path& path);
+  // read_ahead: ask the kernel to read the whole file ahead (all of it is about to be parsed);
+  // a reader of one part of the file leaves it off.
+  explicit FileText(const std::filesystem::path& path, bool read_ahead = true);
   ~FileText();
   FileText(const FileText&) = delete;
   FileText& operator=(const FileText&) = delete;

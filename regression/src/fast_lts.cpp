@@ -16,6 +16,7 @@
 #include "deterministic_starts.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "lts_search.hpp"
 #include "robust_distances.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "stopwatch.hpp"
@@ -69,6 +70,14 @@ struct LtsSteps {
 };
 
 }  // namespace
+
+SearchOutcome lts_search(Engine& engine, std::size_t h, std::optional<std::size_t> subsets, std::uint64_t seed,
+                         PhaseTimings& timings, Progress progress, const Eigen::MatrixXd& deterministic) {
+  LtsSteps steps;
+  if (subsets) return concentration_search(steps, engine, h, *subsets, seed, kLtsPlan, timings, progress);
+  return concentration_search(steps, engine, h, kDefaultLtsStarts, seed, kLtsDefaultPlan, timings, progress, deterministic);
+}
+
 }  // namespace detail
 
 FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
@@ -91,12 +100,12 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
                                     detail::SearchSize{n, p, subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
-  detail::LtsSteps steps;
+  detail::Stopwatch starts_watch;
   const Eigen::MatrixXd extra = default_search ? detail::deterministic_starts(data, h) : Eigen::MatrixXd();
+  const double starts_s = starts_watch.lap();
   const detail::SearchOutcome search =
-      detail::concentration_search(steps, *engine, h, subsets, options.seed,
-                                   default_search ? detail::kLtsDefaultPlan : detail::kLtsPlan, result.timings,
-                                   detail::Progress(options.progress), extra);
+      detail::lts_search(*engine, h, options.subsets, options.seed, result.timings, detail::Progress(options.progress), extra);
+  result.timings.subsets_s += starts_s;  // the deterministic starts are starts too
   detail::record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();

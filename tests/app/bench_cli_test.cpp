@@ -68,8 +68,12 @@ TEST(BenchCli, JsonResultsAgreeWithFitOnTheGeneratedFile) {
   }
   // LS breaks down at 0.2 on vertical outliers; LTS holds.
   for (const auto& b : j["breakdowns"]) {
-    if (b["estimator"] == "ls") EXPECT_EQ(b["breakdown_contamination"], 0.2);
-    if (b["estimator"] == "lts") EXPECT_TRUE(b["breakdown_contamination"].is_null());
+    if (b["estimator"] == "ls") {
+      EXPECT_EQ(b["breakdown_contamination"], 0.2);
+    }
+    if (b["estimator"] == "lts") {
+      EXPECT_TRUE(b["breakdown_contamination"].is_null());
+    }
   }
 }
 

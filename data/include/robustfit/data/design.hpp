@@ -29,12 +29,13 @@ struct Design {
 // column (unless drop_missing), no rows left.
 Design make_design(const Table& table, const DesignOptions& options);
 
-// One numeric column (for `robust-fit select`): same cell rules as make_design.
+// One numeric column (for `robust-fit select`): same cell rules as make_design. allow_empty: no
+// rows left is a result, not an error (one shard of a distributed column, see csv_parts.hpp).
 struct ColumnData {
   std::vector<double> values;
   std::vector<std::size_t> data_rows;
   std::size_t dropped_rows = 0;
 };
-ColumnData numeric_column(const Table& table, std::string_view name, bool drop_missing);
+ColumnData numeric_column(const Table& table, std::string_view name, bool drop_missing, bool allow_empty = false);
 
 }  // namespace robustfit::data

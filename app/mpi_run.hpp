@@ -1,0 +1,38 @@
+#pragma once
+// robust-fit under mpirun (built with MPI only): every rank runs the command; stdout is rank
+// 0's alone; errors are agreed on so that each is printed once, with the rank that hit it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "robustfit/distributed/communicator.hpp"
+#include "robustfit/distributed/local_shard.hpp"
+#include "robustfit/distributed/selection.hpp"
+#include "robustfit/selection/algorithm.hpp"
+
+namespace robustfit::app {
+
+// The world communicator while main runs under mpirun with more than one rank; else nullptr.
+distributed::Communicator* mpi_world();
+
+using CommandFunction = int (*)(const std::vector<std::string>&);
+// Runs `command` on every rank and returns the agreed exit code (see the file comment).
+int run_on_every_rank(distributed::Communicator& comm, const std::vector<std::string>& args, CommandFunction command);
+
+// select's data under mpirun: this rank's values of `column`, read from its part of
+// `data_file` or from its own file (shard_files, one per rank), and the totals over the ranks.
+struct DistributedColumn {
+  std::unique_ptr<distributed::LocalShard> shard;
+  std::uint64_t n = 0, dropped = 0;
+};
+DistributedColumn read_distributed_column(distributed::Communicator& comm, const std::string& data_file,
+                                          const std::vector<std::string>& shard_files, const std::string& column,
+                                          bool drop_missing);
+
+// The order statistics (0-based ranks) by DIBMS, or by the cutting plane for one rank when
+// asked for; a failure here (inside the collectives) ends every rank.
+std::vector<double> select_distributed(distributed::Communicator& comm, distributed::LocalShard& shard,
+                                       const std::vector<std::size_t>& ks, selection::Algorithm algorithm,
+                                       distributed::SelectionReport& report);
+
+}  // namespace robustfit::app

@@ -1,0 +1,66 @@
+#pragma once
+// Exact order statistics of values spread over the ranks of a communicator; every rank calls
+// with its own LocalShard and receives the same results. Ranks k are 0-based over all values
+// together (k = 0: the global minimum). No value ever leaves its rank except the few the
+// algorithms name: samples, single-candidate answers and a small final bracket.
+//
+// dibms_select: DIBMS, the distributed iterative bucket multiselection (the distributed form of
+// bucketMultiSelect; docs/DISTRIBUTED.md): Phase 1 buckets from ~1024 sampled pivots, bucket counts summed over
+// the ranks, active buckets kept; Phase 2 re-buckets the active buckets' exact key ranges in
+// place until every order statistic is a bucket of one candidate (answered by its owner) or one
+// repeated value. Communication per iteration is O(B + m) numbers, independent of n.
+//
+// cutting_plane_select: Beliakov's cutting plane (Kelley's method) for one k, with one
+// all-reduce of five numbers (counts and sums at the pivot) per iteration, then the few values
+// left in the bracket gathered and selected.
+//
+// Errors (std::invalid_argument, the same on every rank): no values at all, a rank k >= n.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "robustfit/distributed/communicator.hpp"
+#include "robustfit/distributed/local_shard.hpp"
+
+namespace robustfit::distributed {
+
+// The paper's parameters, as named defaults.
+struct DibmsOptions {
+  std::uint64_t buckets = 8192;        // B = 2^13 buckets per iteration (at least 2 per active bucket)
+  std::uint64_t pivot_intervals = 16;  // P = 16 pivot intervals in Phase 1
+  std::uint64_t sample_size = 1024;    // values sampled over all ranks in Phase 1
+  std::uint64_t stalls_before_check = 2;  // iterations that do not shrink the candidates before
+                                          // the repeated-value check (the paper's stopping rule)
+  std::uint64_t seed = 0x5eed;         // sampling only: the results never depend on it
+  int max_iterations = 200;            // never reached: each iteration halves every bucket's key range
+};
+
+struct CuttingPlaneOptions {
+  std::uint64_t small_bracket = 8192;  // values left in the bracket when it is gathered
+  int max_iterations = 200;            // never reached: a bisection follows every step that does not halve the bracket
+};
+
+// What a call cost: bytes this rank handed to collectives, and iterations.
+struct SelectionReport {
+  std::uint64_t n = 0;           // values over all ranks
+  std::uint64_t bytes = 0;
+  int iterations = 0;            // DIBMS: count passes (Phase 1 is iteration 1); cutting plane: Kelley steps
+  std::uint64_t gathered = 0;    // cutting plane: values in the final bracket
+  int repeated_value_checks = 0; // DIBMS: times the stopping rule fired (exact check of the active buckets)
+  std::uint64_t single_answers = 0;  // DIBMS: order statistics answered by the owner of a one-candidate bucket
+};
+
+std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::span<const std::uint64_t> ks,
+                                 const DibmsOptions& options = {}, SelectionReport* report = nullptr);
+
+// Several independent problems at once (shards[i] with ranks ks[i]), sharing each collective:
+// as many collectives as one problem needs, whatever the number of problems (the thresholds of
+// a batch of regression candidates). report->n is the sum of the problems' sizes.
+std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::span<LocalShard* const> shards,
+                                                      std::span<const std::vector<std::uint64_t>> ks,
+                                                      const DibmsOptions& options = {}, SelectionReport* report = nullptr);
+
+double cutting_plane_select(Communicator& comm, LocalShard& shard, std::uint64_t k,
+                            const CuttingPlaneOptions& options = {}, SelectionReport* report = nullptr);
+
+}  // namespace robustfit::distributed

@@ -1,0 +1,313 @@
+// DIBMS (distributed iterative bucket multiselection) over the ranks of a communicator, for one
+// or several independent problems at once (dibms_select_batched: one shard and its ranks per
+// problem, e.g. the residuals of many regression candidates), the problems sharing each
+// collective. Every rank computes the same bucket plan from the same all-reduced numbers, so the
+// paper's host (node 0) is needed only in Phase 1, to merge the samples into pivots and
+// broadcast them.
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "robustfit/distributed/order_key.hpp"
+#include "robustfit/distributed/selection.hpp"
+
+namespace robustfit::distributed {
+namespace {
+
+struct Pending {
+  std::uint64_t rank;  // rank among the current candidates of all ranks
+  std::size_t index;   // into the problem's ks and answers
+};
+
+// One selection problem and where its iterations stand.
+struct Problem {
+  LocalShard* shard = nullptr;
+  std::uint64_t n = 0, min = 0, max = 0;
+  std::vector<std::uint64_t> answer;  // keys
+  std::vector<Pending> pending;       // sorted by rank
+  std::vector<KeyInterval> intervals;
+  std::uint64_t total_buckets = 0, total = 0, stalls = 0;
+  bool segmented = false;
+  // This iteration:
+  std::vector<std::uint64_t> counts, keep, singles, found, pending_bucket, before, next_counts;
+  std::vector<KeyInterval> next;
+  bool check = false;  // the stopping rule fired: confirm with exact key ranges
+};
+
+void check_ranks(std::uint64_t n, std::span<const std::uint64_t> ks) {
+  if (n == 0) throw std::invalid_argument("distributed selection: no values on any rank");
+  for (std::uint64_t k : ks) {
+    if (k >= n)
+      throw std::invalid_argument("distributed selection: rank k = " + std::to_string(k) + " is out of range for " +
+                                  std::to_string(n) + " values (0-based, k < n)");
+  }
+}
+
+// Phase 1, Create Buckets: each rank samples ceil(S n_r / n) values of each problem; rank 0
+// takes P - 1 order statistics of the merged sample as pivots between the global minimum and
+// maximum and sends them to all. Equal pivots are merged, so intervals never repeat.
+void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, const DibmsOptions& options) {
+  // One gather: per problem, this rank's sample count then its sample.
+  std::vector<std::uint64_t> mine;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const Problem& p = *problems[i];
+    const auto count = static_cast<std::uint64_t>((Wide(options.sample_size) * p.shard->size() + p.n - 1) / p.n);
+    const std::vector<std::uint64_t> sample = p.shard->sample(
+        count, options.seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(comm.rank()) * problems.size() + i + 1));
+    mine.push_back(sample.size());
+    mine.insert(mine.end(), sample.begin(), sample.end());
+  }
+  std::vector<std::uint64_t> merged = comm.gather(mine, 0);
+  std::vector<std::uint64_t> pivots;  // per problem: its pivot count, then its pivots
+  if (comm.rank() == 0) {
+    std::vector<std::vector<std::uint64_t>> samples(problems.size());
+    for (std::size_t at = 0; at < merged.size();) {  // rank after rank, problem after problem
+      for (std::size_t i = 0; i < problems.size(); ++i) {
+        const std::uint64_t count = merged[at++];
+        samples[i].insert(samples[i].end(), merged.begin() + static_cast<std::ptrdiff_t>(at),
+                          merged.begin() + static_cast<std::ptrdiff_t>(at + count));
+        at += count;
+      }
+    }
+    const std::uint64_t intervals = std::max<std::uint64_t>(options.pivot_intervals, 1);
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      std::vector<std::uint64_t>& s = samples[i];
+      std::sort(s.begin(), s.end());
+      std::vector<std::uint64_t> chosen{problems[i]->min};
+      for (std::uint64_t j = 1; j < intervals && !s.empty(); ++j) {
+        const std::uint64_t pivot = s[j * s.size() / intervals];
+        if (pivot > chosen.back() && pivot <= problems[i]->max) chosen.push_back(pivot);
+      }
+      pivots.push_back(chosen.size());
+      pivots.insert(pivots.end(), chosen.begin(), chosen.end());
+    }
+  }
+  comm.broadcast(pivots, 0);
+  std::size_t at = 0;
+  for (Problem* p : problems) {
+    const std::size_t count = pivots[at++];
+    const std::span<const std::uint64_t> chosen(pivots.data() + at, count);
+    at += count;
+    const std::uint64_t per_interval = std::max<std::uint64_t>(options.buckets / count, 2);
+    p->intervals.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t hi = i + 1 < count ? chosen[i + 1] - 1 : p->max;
+      const std::uint64_t width = hi - chosen[i];  // keys - 1
+      const std::uint64_t buckets = width < per_interval ? width + 1 : per_interval;
+      p->intervals.push_back({chosen[i], hi, buckets, i == 0 ? 0 : p->intervals.back().first_bucket + p->intervals.back().buckets});
+    }
+    p->total_buckets = p->intervals.back().first_bucket + p->intervals.back().buckets;
+    p->total = p->n;
+  }
+}
+
+// Phase 2, Create Buckets: buckets allotted in proportion to the candidates of each interval,
+// at least two each (so every key range at least halves), at most max(B, 2P) in all.
+void allot_buckets(Problem& problem, const DibmsOptions& options) {
+  const std::uint64_t p = problem.next.size();
+  const std::uint64_t budget = std::max(options.buckets, 2 * p) - 2 * p;
+  std::uint64_t first = 0;
+  for (std::size_t i = 0; i < problem.next.size(); ++i) {
+    KeyInterval& interval = problem.next[i];
+    const std::uint64_t share =
+        problem.total == 0 ? 0 : static_cast<std::uint64_t>(Wide(problem.next_counts[i]) * budget / problem.total);
+    const std::uint64_t width = interval.hi - interval.lo;  // keys - 1
+    interval.buckets = std::min(2 + share, width == ~std::uint64_t{0} ? 2 + share : width + 1);
+    interval.first_bucket = first;
+    first += interval.buckets;
+  }
+  problem.total_buckets = first;
+}
+
+std::size_t interval_of(const std::vector<KeyInterval>& intervals, std::uint64_t bucket) {
+  std::size_t i = 0;
+  while (intervals[i].first_bucket + intervals[i].buckets <= bucket) ++i;
+  return i;
+}
+
+// Identify Active Buckets from the summed counts: the bucket of each pending rank; each active
+// bucket is a single candidate (its owner answers), one key (a repeated value, answered without
+// communication) or kept for the next iteration.
+void identify_active(Problem& p) {
+  p.keep.clear(), p.singles.clear(), p.next.clear(), p.next_counts.clear();
+  p.pending_bucket.assign(p.pending.size(), 0);
+  p.before.assign(p.pending.size(), 0);  // candidates in earlier buckets
+  std::uint64_t bucket = 0, cumulative = 0;
+  for (std::size_t q = 0; q < p.pending.size(); ++q) {
+    while (cumulative + p.counts[bucket] <= p.pending[q].rank) cumulative += p.counts[bucket++];
+    p.pending_bucket[q] = bucket;
+    p.before[q] = cumulative;
+  }
+  for (std::size_t q = 0; q < p.pending.size(); ++q) {
+    const std::uint64_t b = p.pending_bucket[q];
+    if (q > 0 && b == p.pending_bucket[q - 1]) continue;
+    const KeyInterval& interval = p.intervals[interval_of(p.intervals, b)];
+    const auto [lo, hi] = bucket_key_range(interval, b - interval.first_bucket);
+    if (p.counts[b] == 1) {
+      p.singles.push_back(b);
+    } else if (lo != hi) {
+      p.keep.push_back(b);
+      p.next.push_back({lo, hi, 0, 0});
+      p.next_counts.push_back(p.counts[b]);
+    }
+  }
+}
+
+// After the owners' answers are in: answers, the pending ranks re-based to the kept
+// candidates, and whether the stopping rule fires.
+void settle_pending(Problem& p, const DibmsOptions& options, std::uint64_t& single_answers) {
+  std::vector<Pending> still;
+  std::uint64_t kept_before = 0;
+  std::size_t kept_index = 0;
+  for (std::size_t q = 0; q < p.pending.size(); ++q) {
+    const std::uint64_t b = p.pending_bucket[q];
+    const auto single = std::lower_bound(p.singles.begin(), p.singles.end(), b);
+    const auto kept = std::lower_bound(p.keep.begin(), p.keep.end(), b);
+    if (single != p.singles.end() && *single == b) {
+      p.answer[p.pending[q].index] = p.found[static_cast<std::size_t>(single - p.singles.begin())];
+      ++single_answers;
+    } else if (kept != p.keep.end() && *kept == b) {
+      for (; kept_index < static_cast<std::size_t>(kept - p.keep.begin()); ++kept_index) kept_before += p.next_counts[kept_index];
+      still.push_back({p.pending[q].rank - p.before[q] + kept_before, p.pending[q].index});
+    } else {  // a bucket of one key
+      const KeyInterval& interval = p.intervals[interval_of(p.intervals, b)];
+      p.answer[p.pending[q].index] = bucket_key_range(interval, b - interval.first_bucket)[0];
+    }
+  }
+  p.pending = std::move(still);
+  if (p.pending.empty()) return;
+  const std::uint64_t remaining = std::accumulate(p.next_counts.begin(), p.next_counts.end(), std::uint64_t{0});
+  p.stalls = remaining == p.total ? p.stalls + 1 : 0;
+  p.total = remaining;
+  p.check = p.stalls >= options.stalls_before_check;
+}
+
+// The stopping rule for repeated values: the candidates stopped shrinking, so the active
+// buckets probably hold one value each. The paper then returns that value; we confirm it with
+// each bucket's exact key range (all-reduced), answer the buckets of one value and go on with
+// the exact ranges of the others.
+void confirm_repeated_values(Problem& p, std::span<const std::uint64_t> ranges) {
+  std::vector<Pending> unresolved;
+  std::uint64_t segment_end = 0;
+  for (std::size_t s = 0, q = 0; s < p.next.size(); ++s) {
+    p.next[s].lo = ranges[2 * s];
+    p.next[s].hi = ~ranges[2 * s + 1];
+    segment_end += p.next_counts[s];
+    for (; q < p.pending.size() && p.pending[q].rank < segment_end; ++q) {
+      if (p.next[s].lo == p.next[s].hi) p.answer[p.pending[q].index] = p.next[s].lo;
+      else unresolved.push_back(p.pending[q]);
+    }
+  }
+  p.pending = std::move(unresolved);
+  p.stalls = 0;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::span<LocalShard* const> shards,
+                                                      std::span<const std::vector<std::uint64_t>> ks,
+                                                      const DibmsOptions& options, SelectionReport* report) {
+  if (shards.size() != ks.size()) throw std::invalid_argument("dibms_select_batched: one list of ranks per shard");
+  const std::uint64_t bytes_before = comm.bytes();
+  const std::size_t count = shards.size();
+  std::vector<Problem> problems(count);
+  std::vector<std::uint64_t> sizes(count), ranges(2 * count);
+  for (std::size_t i = 0; i < count; ++i) {
+    problems[i].shard = shards[i];
+    shards[i]->reset();
+    sizes[i] = shards[i]->size();
+    const auto range = shards[i]->key_range();
+    ranges[2 * i] = range[0], ranges[2 * i + 1] = range[1];
+  }
+  comm.all_reduce_sum(sizes);
+  comm.all_reduce_min(ranges);
+  std::vector<Problem*> active;
+  for (std::size_t i = 0; i < count; ++i) {
+    Problem& p = problems[i];
+    p.n = sizes[i], p.min = ranges[2 * i], p.max = ~ranges[2 * i + 1];
+    check_ranks(p.n, ks[i]);
+    p.answer.assign(ks[i].size(), 0);
+    for (std::size_t j = 0; j < ks[i].size(); ++j) {
+      if (ks[i][j] == 0 || p.min == p.max) p.answer[j] = p.min;
+      else if (ks[i][j] == p.n - 1) p.answer[j] = p.max;
+      else p.pending.push_back({ks[i][j], j});
+    }
+    std::sort(p.pending.begin(), p.pending.end(), [](const Pending& a, const Pending& b) { return a.rank < b.rank; });
+    if (!p.pending.empty()) active.push_back(&p);
+  }
+
+  int iterations = 0, checks = 0;
+  std::uint64_t single_answers = 0;
+  if (!active.empty()) phase1_intervals(comm, active, options);
+  while (!active.empty()) {
+    if (++iterations > options.max_iterations) throw std::logic_error("dibms_select: no convergence");
+    // Assign Buckets: local counts of every active problem, summed over the ranks at once.
+    std::vector<std::uint64_t> counts;
+    for (Problem* p : active) {
+      const std::vector<std::uint64_t> local = p->shard->count_buckets(p->intervals, p->total_buckets, p->segmented);
+      counts.insert(counts.end(), local.begin(), local.end());
+    }
+    comm.all_reduce_sum(counts);
+    // Identify Active Buckets, then Reduce: each rank keeps its candidates of the kept buckets;
+    // single candidates come from their owners (one all-reduce of keys, 0 where absent).
+    std::vector<std::uint64_t> found;
+    std::size_t at = 0;
+    for (Problem* p : active) {
+      p->counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(at),
+                       counts.begin() + static_cast<std::ptrdiff_t>(at + p->total_buckets));
+      at += p->total_buckets;
+      identify_active(*p);
+      const std::vector<std::uint64_t> local = p->shard->reduce(p->keep, p->singles);
+      found.insert(found.end(), local.begin(), local.end());
+    }
+    comm.all_reduce_max(found);
+    at = 0;
+    std::vector<std::uint64_t> key_ranges;
+    for (Problem* p : active) {
+      p->found.assign(found.begin() + static_cast<std::ptrdiff_t>(at),
+                      found.begin() + static_cast<std::ptrdiff_t>(at + p->singles.size()));
+      at += p->singles.size();
+      settle_pending(*p, options, single_answers);
+      if (!p->pending.empty() && p->check) {
+        const std::vector<std::uint64_t> local = p->shard->segment_key_ranges();
+        key_ranges.insert(key_ranges.end(), local.begin(), local.end());
+      }
+    }
+    if (!key_ranges.empty()) comm.all_reduce_min(key_ranges);  // every rank knows whether any problem checks
+    at = 0;
+    std::vector<Problem*> still;
+    for (Problem* p : active) {
+      if (p->pending.empty()) continue;
+      if (p->check) {
+        confirm_repeated_values(*p, std::span<const std::uint64_t>(key_ranges).subspan(at, 2 * p->next.size()));
+        at += 2 * p->next.size();
+        p->check = false;
+        ++checks;
+        if (p->pending.empty()) continue;
+      }
+      allot_buckets(*p, options);
+      p->intervals = std::move(p->next);
+      p->segmented = true;
+      still.push_back(p);
+    }
+    active = std::move(still);
+  }
+  if (report != nullptr) *report = {0, comm.bytes() - bytes_before, iterations, 0, checks, single_answers};
+  std::vector<std::vector<double>> values(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (report != nullptr) report->n += problems[i].n;
+    values[i].resize(problems[i].answer.size());
+    std::transform(problems[i].answer.begin(), problems[i].answer.end(), values[i].begin(), from_order_key);
+  }
+  return values;
+}
+
+std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::span<const std::uint64_t> ks,
+                                 const DibmsOptions& options, SelectionReport* report) {
+  LocalShard* const shards[] = {&shard};
+  const std::vector<std::uint64_t> ranks(ks.begin(), ks.end());
+  return dibms_select_batched(comm, shards, std::span<const std::vector<std::uint64_t>>(&ranks, 1), options, report)[0];
+}
+
+}  // namespace robustfit::distributed

@@ -1,0 +1,183 @@
+#include "distributed_engine.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include "../cpu_engine.hpp"
+#include "../least_squares.hpp"
+#include "robustfit/distributed/local_shard.hpp"
+#include "robustfit/distributed/selection.hpp"
+
+namespace robustfit::regression::detail {
+
+DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local)
+    : comm_(comm), X_(std::move(X_local)), y_(std::move(y_local)) {
+  const std::uint64_t mine = static_cast<std::uint64_t>(X_.rows());
+  const std::vector<std::uint64_t> sizes = comm_.all_gather(std::span<const std::uint64_t>(&mine, 1));
+  first_row_.assign(1, 0);
+  for (std::uint64_t size : sizes) first_row_.push_back(first_row_.back() + size);
+  n_ = first_row_.back();
+  // Thresholds of several candidates share DIBMS's collectives; the batch keeps the largest
+  // shard's keys of one batch near 2^24 (the same on every rank).
+  std::size_t largest = 1;
+  for (std::uint64_t size : sizes) largest = std::max<std::size_t>(largest, size);
+  batch_ = std::max<std::size_t>(1, (std::size_t{1} << 24) / largest);
+}
+
+void DistributedEngine::fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const {
+  // Each rank sends its own requested rows in request order; the all-gather puts them in rank
+  // order, so every rank knows where each row's values are. Bits travel unchanged (-0 stays -0).
+  const auto rank = static_cast<std::size_t>(comm_.rank());
+  const Eigen::Index p = X_.cols();
+  std::vector<std::uint64_t> mine;
+  for (std::size_t row : rows) {
+    if (row < first_row_[rank] || row >= first_row_[rank + 1]) continue;
+    const auto local = static_cast<Eigen::Index>(row - first_row_[rank]);
+    for (Eigen::Index c = 0; c < p; ++c) mine.push_back(std::bit_cast<std::uint64_t>(X_(local, c)));
+    mine.push_back(std::bit_cast<std::uint64_t>(y_(local)));
+  }
+  const std::vector<std::uint64_t> all = comm_.all_gather(mine);
+  // Where rank r's rows start in `all`: the requested rows owned by the ranks before it.
+  std::vector<std::size_t> start(first_row_.size(), 0);
+  for (std::size_t row : rows) {
+    const auto owner = static_cast<std::size_t>(std::upper_bound(first_row_.begin(), first_row_.end(), row) - first_row_.begin() - 1);
+    ++start[owner + 1];
+  }
+  for (std::size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
+  X.resize(static_cast<Eigen::Index>(rows.size()), p);
+  y.resize(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto owner = static_cast<std::size_t>(std::upper_bound(first_row_.begin(), first_row_.end(), rows[i]) - first_row_.begin() - 1);
+    const std::size_t at = start[owner]++ * static_cast<std::size_t>(p + 1);
+    for (Eigen::Index c = 0; c < p; ++c) X(static_cast<Eigen::Index>(i), c) = std::bit_cast<double>(all[at + static_cast<std::size_t>(c)]);
+    y(static_cast<Eigen::Index>(i)) = std::bit_cast<double>(all[at + static_cast<std::size_t>(p)]);
+  }
+}
+
+std::vector<double> DistributedEngine::thresholds(const Eigen::MatrixXd& betas, std::size_t h,
+                                                  std::vector<Eigen::VectorXd>& squares) const {
+  const auto m = static_cast<std::size_t>(betas.cols());
+  squares.resize(m);
+  std::vector<double> out;
+  for (std::size_t first = 0; first < m; first += batch_) {
+    const std::size_t last = std::min(m, first + batch_);
+    std::vector<std::unique_ptr<distributed::LocalShard>> owned;
+    std::vector<distributed::LocalShard*> shards;
+    for (std::size_t j = first; j < last; ++j) {
+      squares[j] = (y_ - X_ * betas.col(static_cast<Eigen::Index>(j))).array().square();
+      owned.push_back(distributed::make_cpu_local_shard<double>(
+          std::span<const double>(squares[j].data(), static_cast<std::size_t>(squares[j].size()))));
+      shards.push_back(owned.back().get());
+    }
+    const std::vector<std::vector<std::uint64_t>> ks(last - first, std::vector<std::uint64_t>{h - 1});
+    for (const std::vector<double>& t : distributed::dibms_select_batched(comm_, shards, ks)) out.push_back(t[0]);
+  }
+  return out;
+}
+
+void DistributedEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) {
+  // The subsets' rows, then the CPU engine's solve on them (row j*p + r is row r of subset j).
+  std::vector<std::size_t> rows(static_cast<std::size_t>(subsets.size()));
+  for (Eigen::Index j = 0; j < subsets.cols(); ++j)
+    for (Eigen::Index r = 0; r < subsets.rows(); ++r)
+      rows[static_cast<std::size_t>(j * subsets.rows() + r)] = static_cast<std::size_t>(subsets(r, j));
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  fetch_rows(rows, X, y);
+  SubsetMatrix local(subsets.rows(), subsets.cols());
+  for (Eigen::Index j = 0; j < subsets.cols(); ++j)
+    for (Eigen::Index r = 0; r < subsets.rows(); ++r) local(r, j) = j * subsets.rows() + r;
+  CpuEngine(std::move(X), std::move(y)).solve_elemental(local, betas, ok);
+}
+
+void DistributedEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
+  // sum_{r^2 < t} r^2 + (h - #{r^2 < t}) t, with t the h-th smallest square: the sums and
+  // counts of all candidates in one all-reduce.
+  const auto m = static_cast<std::size_t>(betas.cols());
+  std::vector<double> sums(2 * m, 0.0);
+  std::vector<Eigen::VectorXd> squares;
+  const std::vector<double> t = thresholds(betas, h, squares);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (double s : squares[j]) {
+      if (s < t[j]) sums[2 * j] += s, sums[2 * j + 1] += 1;
+    }
+  }
+  comm_.all_reduce_sum(sums);
+  for (std::size_t j = 0; j < m; ++j) out[j] = sums[2 * j] + (static_cast<double>(h) - sums[2 * j + 1]) * t[j];
+}
+
+void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
+  const auto m = static_cast<std::size_t>(betas.cols());
+  const Eigen::Index p = X_.cols(), q = p + 1;
+  std::vector<std::vector<std::size_t>> chosen(m);
+  std::vector<std::uint64_t> below(m, 0), ties(m, 0), ties_before(m, 0);
+  std::vector<Eigen::VectorXd> squares;
+  const std::vector<double> thresholds = this->thresholds(betas, h, squares);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (double s : squares[j]) below[j] += s < thresholds[j], ties[j] += s == thresholds[j];
+  }
+  ties_before = ties;
+  comm_.exclusive_sum(ties_before);  // ties on the ranks before: global row order
+  comm_.all_reduce_sum(below);
+  // The h-subset's augmented Gram matrices and trimmed sums, all candidates in one all-reduce.
+  std::vector<double> reduced(m * static_cast<std::size_t>(q * q + 1), 0.0);
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::uint64_t needed = h - below[j];  // ties to take, over all ranks
+    std::uint64_t take = needed > ties_before[j] ? std::min(needed - ties_before[j], ties[j]) : 0;
+    Eigen::MatrixXd A(0, q);
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index i = 0; i < squares[j].size(); ++i) {
+      const double s = squares[j](i);
+      if (s < thresholds[j] || (s == thresholds[j] && take > 0 && take--)) rows.push_back(i);
+    }
+    A.resize(static_cast<Eigen::Index>(rows.size()), q);
+    double trimmed = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      A.row(static_cast<Eigen::Index>(r)) << X_.row(rows[r]), y_(rows[r]);
+      trimmed += squares[j](rows[r]);
+      chosen[j].push_back(static_cast<std::size_t>(rows[r]) + first_row_[static_cast<std::size_t>(comm_.rank())]);
+    }
+    Eigen::Map<Eigen::MatrixXd> gram(&reduced[j * static_cast<std::size_t>(q * q + 1)], q, q);
+    gram.noalias() = A.transpose() * A;
+    reduced[j * static_cast<std::size_t>(q * q + 1) + static_cast<std::size_t>(q * q)] = trimmed;
+  }
+  comm_.all_reduce_sum(reduced);
+  for (std::size_t j = 0; j < m; ++j) {
+    const Eigen::Map<const Eigen::MatrixXd> gram(&reduced[j * static_cast<std::size_t>(q * q + 1)], q, q);
+    objective_before[j] = reduced[j * static_cast<std::size_t>(q * q + 1) + static_cast<std::size_t>(q * q)];
+    std::optional<Eigen::VectorXd> beta = solve_normal_equations(gram.topLeftCorner(p, p), gram.col(p).head(p));
+    if (!beta) {  // the same decision on every rank: QR on the h rows, fetched from their owners
+      std::vector<std::uint64_t> mine(chosen[j].begin(), chosen[j].end());
+      const std::vector<std::uint64_t> all = comm_.all_gather(mine);
+      const std::vector<std::size_t> rows(all.begin(), all.end());
+      Eigen::MatrixXd X;
+      Eigen::VectorXd y;
+      fetch_rows(rows, X, y);
+      std::vector<std::size_t> every;
+      beta = ls_on_rows(X, y, every);
+    }
+    if (beta) betas.col(static_cast<Eigen::Index>(j)) = *beta;
+  }
+}
+
+std::unique_ptr<Engine> DistributedEngine::restrict_to(std::span<const std::size_t> rows) const {
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  fetch_rows(rows, X, y);
+  return std::make_unique<CpuEngine>(std::move(X), std::move(y));
+}
+
+void DistributedEngine::lms_objectives(Eigen::MatrixXd&, std::size_t, bool, std::span<double>) {
+  throw std::logic_error("DistributedEngine: LMS is not distributed yet");
+}
+
+void DistributedEngine::subset_grams(const SubsetMatrix&, Eigen::MatrixXd&) {
+  throw std::logic_error("DistributedEngine: MCD is not distributed yet");
+}
+
+void DistributedEngine::mcd_c_step(const Eigen::MatrixXd&, const Eigen::MatrixXd&, std::size_t, Eigen::MatrixXd&) {
+  throw std::logic_error("DistributedEngine: MCD is not distributed yet");
+}
+
+}  // namespace robustfit::regression::detail

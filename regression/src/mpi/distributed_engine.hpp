@@ -1,0 +1,59 @@
+#pragma once
+// The distributed regression engine: rows spread over the ranks of a communicator (rank r owns
+// a contiguous block of rows, in rank order), the same Engine calls as one process, so the
+// FAST-LTS search runs unchanged on it (lts_search). Every rank calls every method with the
+// same arguments (the drivers draw the same subsets from the same seed on every rank).
+//   solve_elemental  the subsets' rows are fetched from their owners (one all-gather), then
+//                    solved as the CPU engine solves them: the same coefficients as one process;
+//   lts_objectives   residuals stay local; the h-th smallest square by DIBMS; the trimmed sums
+//                    are all-reduced;
+//   c_step           the h-subset is the squares below the DIBMS threshold plus ties in global
+//                    row order (a prefix sum of tie counts); its normal equations [X y]^T [X y]
+//                    are all-reduced and solved on every rank (QR on the gathered h rows when
+//                    they are ill-conditioned, as the CPU engine falls back);
+//   restrict_to      the subsample's rows are fetched to every rank: a CpuEngine (at most the
+//                    nested search's 1500 rows).
+// LMS and MCD calls are not distributed yet (std::logic_error).
+#include <Eigen/Core>
+#include <memory>
+
+#include "../engine.hpp"
+#include "robustfit/distributed/communicator.hpp"
+
+namespace robustfit::regression::detail {
+
+class DistributedEngine final : public Engine {
+ public:
+  // X_local, y_local: this rank's rows (X with its intercept column, as ModelData's X). Collective.
+  DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local);
+
+  std::string backend_name() const override { return "mpi+cpu"; }
+  std::string selection_name() const override { return "dibms"; }
+  std::size_t rows() const override { return n_; }
+  std::size_t cols() const override { return static_cast<std::size_t>(X_.cols()); }
+
+  void solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) override;
+  void lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) override;
+  void c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) override;
+  void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept, std::span<double> out) override;
+  std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const override;
+  void subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
+  void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                  Eigen::MatrixXd& grams) override;
+
+ private:
+  // Rows of the whole design (global numbers, any order, repeats allowed) on every rank.
+  void fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const;
+  // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
+  // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
+  std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
+
+  distributed::Communicator& comm_;
+  Eigen::MatrixXd X_;
+  Eigen::VectorXd y_;
+  std::size_t n_ = 0;
+  std::vector<std::size_t> first_row_;  // first global row of each rank, and n last
+  std::size_t batch_ = 1;                // candidates whose thresholds are selected together
+};
+
+}  // namespace robustfit::regression::detail

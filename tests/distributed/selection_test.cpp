@@ -1,0 +1,185 @@
+// Distributed selection under mpirun: DIBMS and the cutting plane give exactly the values of
+// std::nth_element on the whole vector, for every test distribution (adversarial ones
+// included), even and uneven shards (a rank with no rows, a rank with one), float and double,
+// and parameters that force many Phase 2 iterations and the repeated-value stopping rule.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "robustfit/data/distributions.hpp"
+#include "robustfit/distributed/communicator.hpp"
+#include "robustfit/distributed/local_shard.hpp"
+#include "robustfit/distributed/selection.hpp"
+#include "shards.hpp"
+
+namespace rd = robustfit::distributed;
+namespace rt = robustfit::testing;
+using robustfit::data::Distribution;
+
+namespace {
+
+template <class T>
+std::vector<double> nth_element_reference(std::vector<T> all, const std::vector<std::uint64_t>& ks) {
+  std::vector<double> out;
+  for (std::uint64_t k : ks) {
+    std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end());
+    out.push_back(static_cast<double>(all[k]));
+  }
+  return out;
+}
+
+// The 101 percentiles, the median, the extremes and their neighbours.
+std::vector<std::uint64_t> test_ranks(std::uint64_t n) {
+  std::vector<std::uint64_t> ks{0, 1, n / 2, n - 2, n - 1};
+  for (std::uint64_t i = 0; i <= 100; ++i) ks.push_back(std::min<std::uint64_t>(n - 1, (i * n) / 100));
+  return ks;
+}
+
+template <class T>
+rd::SelectionReport expect_dibms_exact(const std::vector<T>& all, const std::string& split, const rd::DibmsOptions& options,
+                                       const std::string& what) {
+  rd::Communicator comm;
+  const auto shard = rd::make_cpu_local_shard<T>(rt::shard_of(all, split, comm.rank(), comm.size()));
+  const std::vector<std::uint64_t> ks = test_ranks(all.size());
+  rd::SelectionReport report;
+  const std::vector<double> got = rd::dibms_select(comm, *shard, ks, options, &report);
+  const std::vector<double> want = nth_element_reference(all, ks);
+  EXPECT_EQ(got.size(), want.size());
+  if (got.size() != want.size()) return report;
+  for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], want[i]) << what << " split " << split << " k " << ks[i];
+  EXPECT_EQ(report.n, all.size());
+  return report;
+}
+
+TEST(Dibms, EveryDistributionEverySplitMatchesNthElement) {
+  for (Distribution d : robustfit::data::all_distributions()) {
+    const auto all = robustfit::data::make_distribution<double>(d, 30011, 7);
+    for (const char* split : rt::kSplits) expect_dibms_exact(all, split, {}, std::string(to_string(d)));
+  }
+}
+
+TEST(Dibms, FloatValues) {
+  for (Distribution d : {Distribution::normal, Distribution::bucket_killer, Distribution::two_values_95}) {
+    const auto all = robustfit::data::make_distribution<float>(d, 20000, 3);
+    expect_dibms_exact(all, "even", {}, std::string(to_string(d)));
+  }
+}
+
+TEST(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
+  rd::DibmsOptions few;
+  few.buckets = 8;
+  few.pivot_intervals = 4;
+  few.sample_size = 16;
+  int checks = 0;
+  std::uint64_t single_answers = 0;
+  for (Distribution d : robustfit::data::all_distributions()) {
+    const auto all = robustfit::data::make_distribution<double>(d, 5003, 11, 5);
+    for (const char* split : rt::kSplits) {
+      const rd::SelectionReport report = expect_dibms_exact(all, split, few, std::string(to_string(d)) + " (B = 8)");
+      checks += report.repeated_value_checks;
+      single_answers += report.single_answers;
+    }
+  }
+  // Both ways out of Phase 2 were taken somewhere: the repeated-value check and single candidates.
+  EXPECT_GT(checks, 0);
+  EXPECT_GT(single_answers, 0u);
+}
+
+TEST(Dibms, BytesDoNotGrowWithN) {
+  rd::Communicator comm;
+  const rd::DibmsOptions options;
+  for (std::size_t n : {std::size_t{10000}, std::size_t{400000}}) {
+    const auto all = robustfit::data::make_distribution<double>(Distribution::normal, n, 5);
+    const auto shard = rd::make_cpu_local_shard<double>(rt::shard_of(all, "even", comm.rank(), comm.size()));
+    const std::vector<std::uint64_t> ks = test_ranks(n);
+    rd::SelectionReport report;
+    rd::dibms_select(comm, *shard, ks, options, &report);
+    // Phase 1: n, the key range, the samples and the pivots; then per iteration the bucket
+    // counts, the single-candidate answers and (at most) two keys per active bucket.
+    const std::uint64_t m = ks.size();
+    const std::uint64_t bound = 8 * (3 + 1 + options.sample_size + 2 * options.pivot_intervals + 2) +
+                                static_cast<std::uint64_t>(report.iterations) * 8 * (options.buckets + 2 * m + m);
+    EXPECT_LE(report.bytes, bound) << "n = " << n << ", iterations " << report.iterations;
+    EXPECT_LE(report.iterations, 4) << "n = " << n;
+  }
+}
+
+TEST(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
+  rd::Communicator comm;
+  std::vector<std::vector<double>> alls;
+  std::vector<std::unique_ptr<rd::LocalShard>> owned;
+  std::vector<rd::LocalShard*> shards;
+  std::vector<std::vector<std::uint64_t>> ks;
+  std::size_t i = 0;
+  for (Distribution d : robustfit::data::all_distributions()) {
+    alls.push_back(robustfit::data::make_distribution<double>(d, 3000 + 7 * i, 13));
+    owned.push_back(rd::make_cpu_local_shard<double>(rt::shard_of(alls.back(), rt::kSplits[i % 3], comm.rank(), comm.size())));
+    shards.push_back(owned.back().get());
+    ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 3});
+    ++i;
+  }
+  rd::SelectionReport batched;
+  const auto got = rd::dibms_select_batched(comm, shards, ks, {}, &batched);
+  ASSERT_EQ(got.size(), alls.size());
+  for (std::size_t j = 0; j < alls.size(); ++j) EXPECT_EQ(got[j], nth_element_reference(alls[j], ks[j])) << "problem " << j;
+  // One problem's collectives, not one set per problem: no more iterations than the worst alone.
+  int most = 0;
+  for (std::size_t j = 0; j < alls.size(); ++j) {
+    rd::SelectionReport alone;
+    rd::dibms_select(comm, *shards[j], ks[j], {}, &alone);
+    most = std::max(most, alone.iterations);
+  }
+  EXPECT_EQ(batched.iterations, most);
+}
+
+TEST(Dibms, RankOutOfRangeIsAnErrorOnEveryRank) {
+  rd::Communicator comm;
+  const std::vector<double> all{3, 1, 2};
+  const auto shard = rd::make_cpu_local_shard<double>(rt::shard_of(all, "even", comm.rank(), comm.size()));
+  const std::vector<std::uint64_t> ks{3};
+  EXPECT_THROW(rd::dibms_select(comm, *shard, ks), std::invalid_argument);
+  EXPECT_THROW(rd::cutting_plane_select(comm, *shard, 3), std::invalid_argument);
+}
+
+TEST(Dibms, NanOnOneRankFailsThatRankAndStopsTheOthers) {
+  rd::Communicator comm;
+  std::vector<double> mine{1.0, 2.0};
+  if (comm.rank() == comm.size() - 1) mine.push_back(std::numeric_limits<double>::quiet_NaN());
+  try {
+    comm.agree([&] { return rd::make_cpu_local_shard<double>(mine); });
+    ADD_FAILURE() << "no error";
+  } catch (const rd::PeerFailure& e) {
+    EXPECT_NE(comm.rank(), comm.size() - 1);
+    EXPECT_EQ(e.failed_rank(), comm.size() - 1);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(comm.rank(), comm.size() - 1);
+    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CuttingPlane, EveryDistributionEverySplitMatchesNthElement) {
+  rd::Communicator comm;
+  rd::CuttingPlaneOptions small;
+  small.small_bracket = 64;  // many Kelley steps before the bracket is gathered
+  for (Distribution d : robustfit::data::all_distributions()) {
+    const auto all = robustfit::data::make_distribution<double>(d, 20011, 9);
+    for (const char* split : rt::kSplits) {
+      const auto shard = rd::make_cpu_local_shard<double>(rt::shard_of(all, split, comm.rank(), comm.size()));
+      for (std::uint64_t k : {std::uint64_t{0}, std::uint64_t{137}, std::uint64_t{all.size() / 2}, std::uint64_t{all.size() - 1}}) {
+        rd::SelectionReport report;
+        const double got = rd::cutting_plane_select(comm, *shard, k, small, &report);
+        EXPECT_EQ(got, nth_element_reference(all, {k})[0]) << to_string(d) << " split " << split << " k " << k;
+        EXPECT_LE(report.gathered, small.small_bracket);
+        // One all-reduce of five numbers per step, then the bracket.
+        EXPECT_LE(report.bytes, 8 + static_cast<std::uint64_t>(report.iterations) * 40 + 4 + 8 * report.gathered)
+            << to_string(d);
+      }
+    }
+  }
+}
+
+}  // namespace
