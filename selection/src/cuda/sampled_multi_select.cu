@@ -15,7 +15,8 @@
 //     More candidates than max_candidate_fraction of n (edges that could not split the input):
 //     one sort of the whole input instead. Exact either way.
 //  6. Compacting read: the values of active buckets are appended to the candidate buffer
-//     (warp-aggregated atomics), in any order.
+//     (warp-aggregated atomics), in any order. A value whose table range holds no active
+//     bucket (most of them, for a few hundred ranks) is skipped without the binary search.
 //  7. CUB sorts the candidates. Active buckets are disjoint key intervals, so the sorted buffer
 //     is their sorted union: rank k of bucket b sits at k - before[b] + active_before[b].
 //  8. One gather writes every answer; one copy brings them to the host.
@@ -63,6 +64,7 @@ struct Plan {
   unsigned long long before[kMaxBuckets + 1];        // values in lower buckets
   unsigned long long active_before[kMaxBuckets + 1]; // values in lower active buckets
   unsigned char active[kMaxBuckets];
+  unsigned char range_active[kMaxBins];              // a table range that may hold an active bucket
 };
 
 struct Status {
@@ -130,11 +132,12 @@ __device__ EdgeTable<Key> load_table(const Plan<Key>* plan, Key* edges, unsigned
   return {edges, table, plan->base, plan->shift, count, bins};
 }
 
-// Dynamic shared memory of the two passes: edges, then 4 bytes per bucket (counters or
-// flags), then the table.
+// Dynamic shared memory of the two passes: edges, 4 bytes per bucket (counters or flags), the
+// table, one byte per table range (the compaction's range flags).
 template <class Key>
 std::size_t pass_shared_bytes(int max_edges, int bins) {
-  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned short) * (bins + 1);
+  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned short) * (bins + 1) +
+         bins;
 }
 
 template <class Key>
@@ -142,11 +145,79 @@ struct PassShared {
   Key* edges;
   unsigned* per_bucket;
   unsigned short* table;
-  __device__ PassShared(unsigned char* raw, int max_edges)
+  unsigned char* per_range;
+  __device__ PassShared(unsigned char* raw, int max_edges, int bins)
       : edges(reinterpret_cast<Key*>(raw)),
         per_bucket(reinterpret_cast<unsigned*>(edges + max_edges)),
-        table(reinterpret_cast<unsigned short*>(per_bucket + 2 * max_edges + 1)) {}
+        table(reinterpret_cast<unsigned short*>(per_bucket + 2 * max_edges + 1)),
+        per_range(reinterpret_cast<unsigned char*>(table + bins + 1)) {}
 };
+
+// 16-byte vectors of T: each thread keeps kVectorsPerThread of them in flight per step (one
+// scalar load per thread would leave most of the memory bandwidth unused).
+template <class T> struct Vector16;
+template <> struct Vector16<float> { using type = float4; static constexpr int size = 4; };
+template <> struct Vector16<double> { using type = double2; static constexpr int size = 2; };
+__device__ __forceinline__ void unpack(const float4& v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w; }
+__device__ __forceinline__ void unpack(const double2& v, double* out) { out[0] = v.x, out[1] = v.y; }
+constexpr int kVectorsPerThread = 4;
+template <class T> constexpr int kStepItems = kVectorsPerThread * Vector16<T>::size;
+
+// Calls visit(values, valid) for every value of x[0, n), kStepItems<T> values per thread per
+// call (bit u of `valid`: values[u] is one of them). Every thread of a block makes the same
+// calls, so `visit` may use warp-wide operations: the aligned middle of x in block-uniform steps
+// of vector loads, then, in block 0, one step for the unaligned head and the tail (fewer than
+// one vector each, so at most one value per lane of the first warp).
+template <class T, class Visit>
+__device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit) {
+  using V = Vector16<T>;
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(x) % 16;
+  const std::size_t head = min(n, (16 - misalignment) % 16 / sizeof(T));
+  const std::size_t vectors = (n - head) / V::size;
+  const auto* body = reinterpret_cast<const typename V::type*>(x + head);
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  T values[kStepItems<T>];
+  for (std::size_t base = std::size_t{blockIdx.x} * blockDim.x; base < vectors; base += stride * kVectorsPerThread) {
+    typename V::type loaded[kVectorsPerThread];
+    unsigned valid = 0;
+#pragma unroll
+    for (int u = 0; u < kVectorsPerThread; ++u) {
+      const std::size_t i = base + u * stride + threadIdx.x;
+      loaded[u] = typename V::type{};
+      if (i < vectors) {
+        loaded[u] = body[i];
+        valid |= ((1u << V::size) - 1) << (u * V::size);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kVectorsPerThread; ++u) unpack(loaded[u], values + u * V::size);
+    visit(values, valid);
+  }
+  if (blockIdx.x == 0) {
+    const std::size_t tail = head + vectors * V::size;
+    const std::size_t extra = head + (n - tail);  // < 2 * V::size <= 8
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u) values[u] = T(0);
+    unsigned valid = 0;
+    if (threadIdx.x < extra) {
+      values[0] = x[threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head)];
+      valid = 1;
+    }
+    visit(values, valid);
+  }
+}
+
+// Lane's exclusive offset among the warp's `count`s, and the warp's total.
+__device__ __forceinline__ unsigned warp_exclusive_sum(unsigned count, unsigned& total) {
+  const unsigned lane = threadIdx.x % 32;
+  unsigned inclusive = count;
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += other;
+  }
+  total = __shfl_sync(0xffffffffu, inclusive, 31);
+  return inclusive - count;
+}
 
 // Step 3: the counting read.
 template <class T>
@@ -154,19 +225,21 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
                                                              Plan<typename KeyTraits<T>::Key>* plan, Status* status) {
   using Key = typename KeyTraits<T>::Key;
   extern __shared__ __align__(16) unsigned char shared[];
-  const PassShared<Key> memory(shared, max_edges);
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.table);
   unsigned* counters = memory.per_bucket;
   const int buckets = edges.buckets();
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
   __syncthreads();
   unsigned nans = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const T v = x[i];
-    nans += v != v;
-    seed::count_in_shared(counters, edges.bucket_of(KeyTraits<T>::to_key(v)));
-  }
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (valid >> u & 1u) {
+        nans += values[u] != values[u];
+        seed::count_in_shared(counters, edges.bucket_of(KeyTraits<T>::to_key(values[u])));
+      }
+  });
   for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
   seed::flush_counts(counters, buckets, plan->counts);
@@ -220,6 +293,9 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   const unsigned long long candidates = block_prefix_sums(
       buckets, [plan](int b) { return plan->active[b] ? plan->counts[b] : 0ull; }, plan->active_before);
   if (threadIdx.x == 0) status->candidates = candidates;
+  // Range r holds buckets 2 table[r] .. 2 table[r+1]; an active bucket holds at least one value.
+  for (int r = threadIdx.x; r < plan->bins; r += blockDim.x)
+    plan->range_active[r] = plan->active_before[2 * plan->table[r + 1] + 1] != plan->active_before[2 * plan->table[r]];
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const std::size_t k = ks[i];
     const int b = bucket_of_rank(plan->before, buckets, k);
@@ -232,39 +308,42 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   }
 }
 
-// Step 6: the compacting read. Every lane of a warp runs the same number of rounds (ballots).
+// Step 6: the compacting read: one atomic per warp and step reserves the step's candidates.
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __restrict__ x, std::size_t n, int max_edges,
                                                                   Plan<typename KeyTraits<T>::Key>* plan,
                                                                   T* __restrict__ candidates, std::size_t capacity) {
   using Key = typename KeyTraits<T>::Key;
   extern __shared__ __align__(16) unsigned char shared[];
-  const PassShared<Key> memory(shared, max_edges);
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.table);
   unsigned* active = memory.per_bucket;
+  unsigned char* range_active = memory.per_range;
   for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];
+  for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
   __syncthreads();
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  const std::size_t rounds = (n + stride - 1) / stride;
-  const unsigned lane = threadIdx.x % 32;
-  for (std::size_t r = 0; r < rounds; ++r) {
-    const std::size_t i = r * stride + blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-    T v{};
-    bool keep = false;
-    if (i < n) {
-      v = x[i];
-      keep = active[edges.bucket_of(KeyTraits<T>::to_key(v))] != 0;
-    }
-    const unsigned ballot = __ballot_sync(0xffffffffu, keep);
-    if (ballot == 0) continue;
-    const int leader = __ffs(ballot) - 1;
-    unsigned long long base = 0;
-    if (lane == static_cast<unsigned>(leader))
-      base = atomicAdd(&plan->cursor, static_cast<unsigned long long>(__popc(ballot)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    const unsigned long long position = base + __popc(ballot & ((1u << lane) - 1));
-    if (keep && position < capacity) candidates[position] = v;
-  }
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+    unsigned keep = 0;
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (valid >> u & 1u) {
+        const Key key = KeyTraits<T>::to_key(values[u]);
+        if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)] && active[edges.bucket_of(key)])
+          keep |= 1u << u;
+      }
+    unsigned total = 0;
+    const unsigned offset = warp_exclusive_sum(__popc(keep), total);
+    if (total == 0) return;  // warp-uniform
+    unsigned long long position = 0;
+    if (threadIdx.x % 32 == 0) position = atomicAdd(&plan->cursor, static_cast<unsigned long long>(total));
+    position = __shfl_sync(0xffffffffu, position, 0) + offset;
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (keep >> u & 1u) {
+        if (position < capacity) candidates[position] = values[u];
+        ++position;
+      }
+  });
 }
 
 // Step 8: the ranks not answered by an edge, from the sorted candidates.
