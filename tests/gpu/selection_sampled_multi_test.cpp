@@ -34,12 +34,14 @@ struct Case {
 };
 
 // Defaults; always the fallback; one edge (three buckets: everything is a candidate); a table
-// of one range (binary search over all edges); a tiny sample (most ranks far from an edge).
+// of one range (binary search over all edges); a tiny sample (most ranks far from an edge); the
+// largest edge set and table (the most shared memory per block).
 const Case kCases[] = {{"default", {}},
                        {"forced fallback", {1 << 15, 4096, 8192, -1.0}},
                        {"one edge", {1 << 15, 1, 8192, 2.0}},
                        {"one-range table", {1 << 12, 4096, 1, 2.0}},
-                       {"tiny sample", {7, 3, 2, 2.0}}};
+                       {"tiny sample", {7, 3, 2, 2.0}},
+                       {"largest tables", {1 << 15, 8192, 16384, 2.0}}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -91,18 +93,18 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
   }
 }
 
-const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4]};
+const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4], &kCases[5]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
-               {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4]});
+               {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
-                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4]});
+                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {

@@ -3,7 +3,8 @@
 //
 //  1. A pseudo-random sample of the keys (key_traits.cuh; positions as Floyd–Rivest's) is
 //     sorted with CUB.
-//  2. One block takes E edges, the middles of E equal parts of the sorted sample, merges equal
+//  2. One block takes E edges (4096, or 8192 for many ranks), the middles of E equal parts of
+//     the sorted sample, merges equal
 //     ones and builds the lookup table: 2E + 1 buckets, open ones of ~n/E values and one
 //     equality bucket per edge (sampled_multi_buckets.hpp).
 //  3. Counting read: every value's bucket, counted in shared memory, added to global counts;
@@ -376,7 +377,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   using Key = typename KeyTraits<T>::Key;
   if (count == 0) return false;
   const int sample_size = std::max(1, params.sample_size);
-  const int edges = std::clamp(params.edges, 1, std::min(kMaxEdges, sample_size));
+  const int edges = std::clamp(params.edges == 0 ? default_edges(count) : params.edges, 1, std::min(kMaxEdges, sample_size));
   const int bins = std::clamp(params.table_bins, 1, kMaxBins);
 
   Key* sample = workspace.device_as<Key>(kSampledMultiSample, sample_size);

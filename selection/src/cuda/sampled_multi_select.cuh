@@ -14,13 +14,20 @@ constexpr int kSampledMultiMaxTableBins = 16384;  // shared memory: 2 bytes per 
 
 // Out-of-range values are clamped: sample_size >= 1, edges in 1..min(kSampledMultiMaxEdges,
 // sample_size), table_bins in 1..kSampledMultiMaxTableBins. Tests shrink them to force the
-// rare paths (a large max_candidate_fraction keeps the compaction, 0 forces the fallback).
+// rare paths (a large max_candidate_fraction keeps the compaction, a negative one forces the
+// fallback).
 struct SampledMultiParams {
   int sample_size = 1 << 15;  // sampled keys, sorted to choose the edges
-  int edges = 4096;           // at most this many distinct edges: each open bucket holds ~ n / edges values
+  // At most this many distinct edges: each open bucket holds ~ n / edges values, so the
+  // candidates are ~ ranks * n / edges. 0: by the number of ranks (default_edges).
+  int edges = 0;
   int table_bins = 8192;      // ranges of the lookup table (sampled_multi_buckets.hpp)
   double max_candidate_fraction = 0.25;  // more candidates than this share of n: one sort of the whole input
 };
+
+// Edges for `ranks` ranks: 4096 (64-80 KB of shared memory per block of the passes), 8192 from
+// 257 ranks on (twice the shared memory, half the candidates: 1001 ranks stay below an eighth of n).
+inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 4096 : 8192; }
 
 // out[i] = the ks[i]-th smallest of d_values (ks, out: host arrays of `count`; ranks < n, any
 // order, repeats allowed). Returns true, leaving `out` undefined, when the input holds a NaN.
