@@ -24,16 +24,15 @@ using robustfit::data::Distribution;
 template <class Key>
 struct HostTable {
   std::vector<Key> edges;
-  std::vector<unsigned short> table;
+  std::vector<unsigned> ranges;
   sampled::EdgeTable<Key> view{};
 
-  HostTable(std::vector<Key> sorted_edges, int bins) : edges(std::move(sorted_edges)), table(bins + 1) {
+  HostTable(std::vector<Key> sorted_edges, int bins) : edges(std::move(sorted_edges)), ranges(bins) {
     const int count = static_cast<int>(edges.size());
     const Key base = edges.front();
     const int shift = sampled::shift_for(base, edges.back(), bins);
-    for (int b = 0; b <= bins; ++b)
-      table[b] = static_cast<unsigned short>(sampled::table_entry(edges.data(), count, base, shift, bins, b));
-    view = {edges.data(), table.data(), base, shift, count, bins};
+    for (int r = 0; r < bins; ++r) ranges[r] = sampled::range_entry(edges.data(), count, base, shift, bins, r);
+    view = {edges.data(), ranges.data(), base, shift, count, bins};
   }
 };
 
@@ -54,8 +53,10 @@ std::vector<Key> probes_for(const std::vector<Key>& edges, std::mt19937_64& rng)
 template <class Key>
 void expect_lookup_matches_upper_bound(const std::vector<Key>& edges, int bins, std::mt19937_64& rng) {
   const HostTable<Key> t(edges, bins);
-  ASSERT_EQ(t.table.front(), 0);
-  ASSERT_EQ(t.table.back(), edges.size());
+  ASSERT_EQ(sampled::range_first(t.ranges.front()), 0);
+  ASSERT_EQ(sampled::range_end(t.ranges.back()), static_cast<int>(edges.size()));
+  for (std::size_t r = 1; r < t.ranges.size(); ++r)
+    ASSERT_EQ(sampled::range_first(t.ranges[r]), sampled::range_end(t.ranges[r - 1])) << "ranges tile the edges";
   int previous_bucket = -1;
   std::vector<Key> probes = probes_for(edges, rng);
   std::sort(probes.begin(), probes.end());

@@ -11,8 +11,9 @@
 // is answered by the edge itself, without copying its ties.
 //
 // Lookup: the key line above e[0] is cut into `bins` ranges of 2^shift keys (the last one open
-// to the top, keys below e[0] in the first); a table gives, for each range, the edges below it;
-// a binary search among the edges inside the key's range (a few, for most inputs) finishes.
+// to the top, keys below e[0] in the first); a table gives, for each range, the edges inside it
+// (first and end index packed in one 32-bit word: one shared-memory load); a binary search among
+// those (a few, for most inputs) finishes. Edge counts stay below 2^16.
 // Any shift gives the right bucket (the range of a key is monotone in the key); a good one
 // spreads the edges over the ranges.
 #include <cstdint>
@@ -63,18 +64,27 @@ ROBUSTFIT_HOST_DEVICE int table_entry(const Key* edges, int count, Key base, int
   return lo;
 }
 
+// The table's word for range r: the edges inside it are [first, end), packed first | end << 16.
+template <class Key>
+ROBUSTFIT_HOST_DEVICE unsigned range_entry(const Key* edges, int count, Key base, int shift, int bins, int r) {
+  return static_cast<unsigned>(table_entry(edges, count, base, shift, bins, r)) |
+         static_cast<unsigned>(table_entry(edges, count, base, shift, bins, r + 1)) << 16;
+}
+ROBUSTFIT_HOST_DEVICE inline int range_first(unsigned entry) { return static_cast<int>(entry & 0xffffu); }
+ROBUSTFIT_HOST_DEVICE inline int range_end(unsigned entry) { return static_cast<int>(entry >> 16); }
+
 // The edges and their lookup table: arrays in shared or global memory (device) or host memory.
 template <class Key>
 struct EdgeTable {
-  const Key* edges;             // count sorted distinct keys, count >= 1
-  const unsigned short* table;  // bins + 1 entries: table[b] = table_entry(..., b)
-  Key base;                     // edges[0]
+  const Key* edges;        // count sorted distinct keys, 1 <= count < 2^16
+  const unsigned* ranges;  // bins entries: ranges[r] = range_entry(..., r)
+  Key base;                // edges[0]
   int shift, count, bins;
 
   // How many edges are <= key.
   ROBUSTFIT_HOST_DEVICE int edges_at_or_below(Key key) const {
-    const int range = range_of(key, base, shift, bins);
-    int lo = table[range], hi = table[range + 1];  // the edges in the key's range; below lo all are < key
+    const unsigned entry = ranges[range_of(key, base, shift, bins)];
+    int lo = range_first(entry), hi = range_end(entry);  // the edges in the key's range; below lo all are < key
     while (lo < hi) {
       const int mid = (lo + hi) / 2;
       if (edges[mid] <= key) lo = mid + 1;

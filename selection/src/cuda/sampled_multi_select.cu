@@ -51,13 +51,13 @@ constexpr int kPlanThreads = 1024;
 constexpr int kPlanItems = kMaxEdges / kPlanThreads;
 constexpr int kLocateItems = (kMaxBuckets + 1 + kPlanThreads - 1) / kPlanThreads;  // buckets + the end
 constexpr int kPassThreads = 512;
-constexpr int kPassBlocksPerSm = 2;  // 64-160 KB of shared memory per block
+constexpr int kPassBlocksPerSm = 2;  // 88-208 KB of shared memory per block: 1 or 2 fit
 constexpr unsigned long long kEqualityAnswer = ~0ull;  // position of a rank answered by its edge
 
 template <class Key>
 struct Plan {
   Key edges[kMaxEdges];
-  unsigned short table[kMaxBins + 1];
+  unsigned ranges[kMaxBins];                         // the lookup table (sampled_multi_buckets.hpp)
   Key base;
   int shift, count, bins;
   unsigned long long cursor;                         // the compaction's write position
@@ -118,40 +118,39 @@ __global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict
     status->candidates = 0;
   }
   __syncthreads();
-  for (int b = threadIdx.x; b <= bins; b += blockDim.x)
-    plan->table[b] = static_cast<unsigned short>(sampled::table_entry(plan->edges, count, base, shift, bins, b));
+  for (int r = threadIdx.x; r < bins; r += blockDim.x)
+    plan->ranges[r] = sampled::range_entry(plan->edges, count, base, shift, bins, r);
   for (int b = threadIdx.x; b < 2 * count + 1; b += blockDim.x) plan->counts[b] = 0;
 }
 
-// The plan's edges and table in shared memory: `edges` has room for `max_edges` keys, `table`
-// for kMaxBins + 1 entries.
+// The plan's edges and table in shared memory: `edges` has room for `max_edges` keys, `ranges`
+// for plan->bins entries.
 template <class Key>
-__device__ EdgeTable<Key> load_table(const Plan<Key>* plan, Key* edges, unsigned short* table) {
+__device__ EdgeTable<Key> load_table(const Plan<Key>* plan, Key* edges, unsigned* ranges) {
   const int count = plan->count, bins = plan->bins;
   for (int i = threadIdx.x; i < count; i += blockDim.x) edges[i] = plan->edges[i];
-  for (int i = threadIdx.x; i <= bins; i += blockDim.x) table[i] = plan->table[i];
-  return {edges, table, plan->base, plan->shift, count, bins};
+  for (int i = threadIdx.x; i < bins; i += blockDim.x) ranges[i] = plan->ranges[i];
+  return {edges, ranges, plan->base, plan->shift, count, bins};
 }
 
 // Dynamic shared memory of the two passes: edges, 4 bytes per bucket (counters or flags), the
-// table, one byte per table range (the compaction's range flags).
+// table (4 bytes per range), one byte per range (the compaction's range flags).
 template <class Key>
 std::size_t pass_shared_bytes(int max_edges, int bins) {
-  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned short) * (bins + 1) +
-         bins;
+  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned) * bins + bins;
 }
 
 template <class Key>
 struct PassShared {
   Key* edges;
   unsigned* per_bucket;
-  unsigned short* table;
+  unsigned* ranges;
   unsigned char* per_range;
   __device__ PassShared(unsigned char* raw, int max_edges, int bins)
       : edges(reinterpret_cast<Key*>(raw)),
         per_bucket(reinterpret_cast<unsigned*>(edges + max_edges)),
-        table(reinterpret_cast<unsigned short*>(per_bucket + 2 * max_edges + 1)),
-        per_range(reinterpret_cast<unsigned char*>(table + bins + 1)) {}
+        ranges(per_bucket + 2 * max_edges + 1),
+        per_range(reinterpret_cast<unsigned char*>(ranges + bins)) {}
 };
 
 // 16-byte vectors of T: each thread keeps kVectorsPerThread of them in flight per step (one
@@ -227,7 +226,7 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   using Key = typename KeyTraits<T>::Key;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
-  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.table);
+  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
   unsigned* counters = memory.per_bucket;
   const int buckets = edges.buckets();
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
@@ -294,9 +293,13 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   const unsigned long long candidates = block_prefix_sums(
       buckets, [plan](int b) { return plan->active[b] ? plan->counts[b] : 0ull; }, plan->active_before);
   if (threadIdx.x == 0) status->candidates = candidates;
-  // Range r holds buckets 2 table[r] .. 2 table[r+1]; an active bucket holds at least one value.
-  for (int r = threadIdx.x; r < plan->bins; r += blockDim.x)
-    plan->range_active[r] = plan->active_before[2 * plan->table[r + 1] + 1] != plan->active_before[2 * plan->table[r]];
+  // Range r holds buckets 2 first .. 2 end (its edges: [first, end)); an active bucket holds at
+  // least one value.
+  for (int r = threadIdx.x; r < plan->bins; r += blockDim.x) {
+    const unsigned entry = plan->ranges[r];
+    plan->range_active[r] = plan->active_before[2 * sampled::range_end(entry) + 1] !=
+                            plan->active_before[2 * sampled::range_first(entry)];
+  }
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const std::size_t k = ks[i];
     const int b = bucket_of_rank(plan->before, buckets, k);
@@ -317,7 +320,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   using Key = typename KeyTraits<T>::Key;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
-  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.table);
+  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
   unsigned* active = memory.per_bucket;
   unsigned char* range_active = memory.per_range;
   for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];

@@ -25,7 +25,7 @@ struct SampledMultiParams {
   double max_candidate_fraction = 0.25;  // more candidates than this share of n: one sort of the whole input
 };
 
-// Edges for `ranks` ranks: 4096 (64-80 KB of shared memory per block of the passes), 8192 from
+// Edges for `ranks` ranks: 4096 (88-104 KB of shared memory per block of the passes), 8192 from
 // 257 ranks on (twice the shared memory, half the candidates: 1001 ranks stay below an eighth of n).
 inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 4096 : 8192; }
 
