@@ -1,8 +1,9 @@
 // Public entry points: argument checks, NaN policy, the `automatic` choice, and dispatch.
 //
 // NaN policy. The module's own algorithms (sort, cutting plane, radix, Floyd–Rivest, sampled
-// multiselection) notice NaNs during a pass they make anyway (checked_select.cuh); before the others (bucket, sample, multi), one
-// min/max/NaN reduction runs, which also answers k = 0, k = n-1 and min == max directly.
+// multiselection) notice NaNs during a pass they make anyway (checked_select.cuh,
+// sampled_multi_select.cuh); before the others (bucket, sample, multi), one min/max/NaN
+// reduction runs, which also answers k = 0, k = n-1 and min == max directly.
 //
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
