@@ -64,11 +64,14 @@ ROBUSTFIT_HOST_DEVICE int table_entry(const Key* edges, int count, Key base, int
   return lo;
 }
 
-// The table's word for range r: the edges inside it are [first, end), packed first | end << 16.
+// The table's word for a range whose edges are [first, end).
+ROBUSTFIT_HOST_DEVICE inline unsigned pack_range(int first, int end) {
+  return static_cast<unsigned>(first) | static_cast<unsigned>(end) << 16;
+}
+// The table's word for range r: its edges are [table_entry(r), table_entry(r + 1)).
 template <class Key>
 ROBUSTFIT_HOST_DEVICE unsigned range_entry(const Key* edges, int count, Key base, int shift, int bins, int r) {
-  return static_cast<unsigned>(table_entry(edges, count, base, shift, bins, r)) |
-         static_cast<unsigned>(table_entry(edges, count, base, shift, bins, r + 1)) << 16;
+  return pack_range(table_entry(edges, count, base, shift, bins, r), table_entry(edges, count, base, shift, bins, r + 1));
 }
 ROBUSTFIT_HOST_DEVICE inline int range_first(unsigned entry) { return static_cast<int>(entry & 0xffffu); }
 ROBUSTFIT_HOST_DEVICE inline int range_end(unsigned entry) { return static_cast<int>(entry >> 16); }

@@ -88,6 +88,7 @@ __global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict
   __shared__ typename Scan::TempStorage temp;
   __shared__ Key base;
   __shared__ int shift;
+  __shared__ unsigned short first[kMaxBins + 1];  // table_entry(r): one search per range, not two
   int keep[kPlanItems], place[kPlanItems];
   Key candidate[kPlanItems];
 #pragma unroll
@@ -118,8 +119,10 @@ __global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict
     status->candidates = 0;
   }
   __syncthreads();
-  for (int r = threadIdx.x; r < bins; r += blockDim.x)
-    plan->ranges[r] = sampled::range_entry(plan->edges, count, base, shift, bins, r);
+  for (int r = threadIdx.x; r <= bins; r += blockDim.x)
+    first[r] = static_cast<unsigned short>(sampled::table_entry(plan->edges, count, base, shift, bins, r));
+  __syncthreads();
+  for (int r = threadIdx.x; r < bins; r += blockDim.x) plan->ranges[r] = sampled::pack_range(first[r], first[r + 1]);
   for (int b = threadIdx.x; b < 2 * count + 1; b += blockDim.x) plan->counts[b] = 0;
 }
 
