@@ -42,7 +42,7 @@ constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // below: rad
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
 // Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
-// an eighth of n), and it falls back to one sort beyond a quarter of n; below 2^20 values the
+// an eighth of n), and it falls back to one sort beyond half of n; below 2^20 values the
 // launches dominate. Not yet measured on the H200: both limits are to be tuned from
 // bench_selection_bench's multi section.
 constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
