@@ -4,9 +4,8 @@
 //  1. A pseudo-random sample of the keys (key_traits.cuh; positions as Floyd–Rivest's) is
 //     sorted with CUB.
 //  2. One block takes E edges (4096, or 8192 for many ranks), the middles of E equal parts of
-//     the sorted sample, merges equal
-//     ones and builds the lookup table: 2E + 1 buckets, open ones of ~n/E values and one
-//     equality bucket per edge (sampled_multi_buckets.hpp).
+//     the sorted sample, merges equal ones and builds the lookup table: 2E + 1 buckets, open
+//     ones of ~n/E values and one equality bucket per edge (sampled_multi_buckets.hpp).
 //  3. Counting read: every value's bucket, counted in shared memory, added to global counts;
 //     NaNs are counted on the way (no extra read for the NaN policy).
 //  4. One block: prefix sums of the counts give each rank its bucket. A rank in an equality
@@ -21,7 +20,8 @@
 //  7. CUB sorts the candidates. Active buckets are disjoint key intervals, so the sorted buffer
 //     is their sorted union: rank k of bucket b sits at k - before[b] + active_before[b].
 //  8. One gather writes every answer; one copy brings them to the host.
-// Per call: 2 host synchronisations; 11 launches plus CUB's two sorts (sample, candidates).
+// Per call: 2 host synchronisations, 3 copies, 6 kernels of its own and CUB's two radix sorts
+// (sample, candidates; each a handful of launches).
 // Extra memory: the candidates twice (≈ count · n / E values each), S sample keys twice, and a
 // plan of a few hundred KB.
 #include <cub/block/block_scan.cuh>
@@ -406,7 +406,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   CUDA_CHECK_LAUNCH();
 
   const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
-  const unsigned grid = streaming_grid(n, kPassThreads, 1, kPassBlocksPerSm);
+  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, kPassBlocksPerSm);
   allow_shared(count_buckets<T>, shared_bytes);
   count_buckets<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status);
   CUDA_CHECK_LAUNCH();
