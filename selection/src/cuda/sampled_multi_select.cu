@@ -6,8 +6,9 @@
 //  2. One block takes E edges (4096, or 8192 for many ranks), the middles of E equal parts of
 //     the sorted sample, merges equal ones and builds the lookup table: 2E + 1 buckets, open
 //     ones of ~n/E values and one equality bucket per edge (sampled_multi_buckets.hpp).
-//  3. Counting read: every value's bucket, counted in shared memory, added to global counts;
-//     NaNs are counted on the way (no extra read for the NaN policy).
+//  3. Counting read: every value's bucket, counted in shared memory (one atomic per run of a
+//     bucket in a thread's values), added to global counts; NaNs are counted on the way (no
+//     extra read for the NaN policy).
 //  4. One block: prefix sums of the counts give each rank its bucket. A rank in an equality
 //     bucket is that bucket's edge: heavy ties end here. Open buckets holding a rank are
 //     active; prefix sums of their counts place them in the candidate buffer.
@@ -235,14 +236,25 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
   __syncthreads();
   unsigned nans = 0;
+  // A thread counts runs of one bucket with one atomic: ties ({1, 2} with 95 % ones, all equal)
+  // and sorted inputs would otherwise serialise on a few counters.
+  int run_bucket = 0;
+  unsigned run = 0;
   visit_input(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < kStepItems<T>; ++u)
       if (valid >> u & 1u) {
         nans += values[u] != values[u];
-        seed::count_in_shared(counters, edges.bucket_of(KeyTraits<T>::to_key(values[u])));
+        const int bucket = edges.bucket_of(KeyTraits<T>::to_key(values[u]));
+        if (bucket != run_bucket) {
+          if (run != 0) atomicAdd(&counters[run_bucket], run);
+          run_bucket = bucket;
+          run = 0;
+        }
+        ++run;
       }
   });
+  if (run != 0) atomicAdd(&counters[run_bucket], run);
   for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
   seed::flush_counts(counters, buckets, plan->counts);
