@@ -48,7 +48,7 @@ struct Options {
   int runs = 10;
   std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi"};
   std::vector<std::string> types{"float", "double"};
-  std::vector<std::string> algorithms;  // single section; empty: all
+  std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::string command;
 };
 
