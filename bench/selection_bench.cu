@@ -215,10 +215,13 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
-// `count` evenly spaced ranks of n (101: the percentiles), first and last included.
+// `count` evenly spaced ranks of n (101: the percentiles), first and last included; up to 3
+// ranks, interior ones (2: the terciles, 3: the quartiles), where auto's per-rank choice would
+// otherwise answer min and max by one reduction each.
 std::vector<std::size_t> spaced_ranks(std::size_t n, std::size_t count) {
   std::vector<std::size_t> ks(count);
-  for (std::size_t i = 0; i < count; ++i) ks[i] = count == 1 ? n / 2 : i * (n - 1) / (count - 1);
+  for (std::size_t i = 0; i < count; ++i)
+    ks[i] = count <= 3 ? (i + 1) * n / (count + 1) : i * (n - 1) / (count - 1);
   return ks;
 }
 
@@ -245,7 +248,7 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
       const auto host = robustfit::data::make_distribution<T>(dist, n, 7 + log_n, 16);
       RotatedInput<T> input(host);
       const double floor = floor_ms(input, options.runs);
-      for (const std::size_t count : {5, 11, 101, 1001, 10001}) {
+      for (const std::size_t count : {2, 3, 5, 11, 101, 1001, 10001}) {
         if ((log_n != 26 || adversarial) && count != 101) continue;
         const std::vector<std::size_t> ks = spaced_ranks(n, count);
         std::vector<T> expected(count), got(count);
