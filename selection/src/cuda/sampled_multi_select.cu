@@ -302,6 +302,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const int b = bucket_of_rank(plan->before, buckets, ks[i]);
+    positions[i] = static_cast<unsigned long long>(b);        // the bucket, until its place is known
     if (!sampled::is_equality_bucket(b)) plan->active[b] = 1;  // racing writes of the same value
   }
   __syncthreads();
@@ -317,7 +318,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   }
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const std::size_t k = ks[i];
-    const int b = bucket_of_rank(plan->before, buckets, k);
+    const int b = static_cast<int>(positions[i]);  // written by this thread above
     if (sampled::is_equality_bucket(b)) {
       out[i] = KeyTraits<T>::from_key(plan->edges[sampled::edge_of_equality_bucket(b)]);
       positions[i] = kEqualityAnswer;
