@@ -4,9 +4,10 @@
 // and speed-up over sort&choose. Every answer is checked against sort&choose from the same run;
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
-//   bench_selection_bench --out sel.csv [--json sel.json] [--quick] [--sections single,multi,batched,tune]
+//   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
+//                         [--sections single,multi,batched,tune,tune-multi]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
-// (--algorithms limits the single section; sort always runs: it is the reference.)
+// (--algorithms limits the single and multi sections; sort always runs: it is the reference.)
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest
+#include "../selection/src/cuda/sampled_multi_select.cuh"  // tuning knobs: sampled multiselection
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 #include "robustfit/selection/gpu.hpp"
@@ -44,9 +46,9 @@ struct Options {
   std::string json;
   bool quick = false;
   int runs = 10;
-  std::vector<std::string> sections{"single", "multi", "batched", "tune"};
+  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi"};
   std::vector<std::string> types{"float", "double"};
-  std::vector<std::string> algorithms;  // single section; empty: all
+  std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::string command;
 };
 
@@ -213,27 +215,47 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
-// Many ranks: evenly spaced order statistics (101 = the percentiles headline).
+// `count` evenly spaced ranks of n (101: the percentiles), first and last included; up to 3
+// ranks, interior ones (2: the terciles, 3: the quartiles), where auto's per-rank choice would
+// otherwise answer min and max by one reduction each.
+std::vector<std::size_t> spaced_ranks(std::size_t n, std::size_t count) {
+  std::vector<std::size_t> ks(count);
+  for (std::size_t i = 0; i < count; ++i)
+    ks[i] = count <= 3 ? (i + 1) * n / (count + 1) : i * (n - 1) / (count - 1);
+  return ks;
+}
+
+// Many ranks: evenly spaced order statistics (101 = the percentiles headline), on uniform and
+// normal data, and at 2^26 with 101 ranks on the adversarial distributions. The old path
+// (multi = bucketMultiSelect) and sampled multiselection side by side.
 template <class T>
 void bench_multi(const Options& options, gpu::Workspace& workspace) {
+  std::vector<Algorithm> algorithms;
+  for (const Algorithm a : {Algorithm::sort, Algorithm::multi, Algorithm::sampled_multi, Algorithm::automatic,
+                            Algorithm::radix})
+    if (a == Algorithm::sort || options.algorithms.empty() || has(options.algorithms, algorithm_name(a)))
+      algorithms.push_back(a);
   const std::vector<int> log_sizes = options.quick ? std::vector<int>{24} : std::vector<int>{24, 26, 28};
   for (const int log_n : log_sizes) {
     const std::size_t n = std::size_t{1} << log_n;
-    for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
+    std::vector<Distribution> dists{Distribution::uniform, Distribution::normal};
+    if (log_n == 26)
+      dists.insert(dists.end(), {Distribution::distinct_d, Distribution::two_values_95, Distribution::bucket_killer,
+                                 Distribution::few_huge, Distribution::all_equal});
+    for (const Distribution dist : dists) {
       if (log_n == 28 && dist == Distribution::normal) continue;
-      const auto host = robustfit::data::make_distribution<T>(dist, n, 7 + log_n);
+      const bool adversarial = dist != Distribution::uniform && dist != Distribution::normal;
+      const auto host = robustfit::data::make_distribution<T>(dist, n, 7 + log_n, 16);
       RotatedInput<T> input(host);
       const double floor = floor_ms(input, options.runs);
-      for (const std::size_t count : {5, 11, 101, 1001}) {
-        if (log_n != 26 && count != 101) continue;
-        std::vector<std::size_t> ks(count);
-        for (std::size_t i = 0; i < count; ++i) ks[i] = i * (n - 1) / (count - 1);
+      for (const std::size_t count : {2, 3, 5, 11, 101, 1001, 10001}) {
+        if ((log_n != 26 || adversarial) && count != 101) continue;
+        const std::vector<std::size_t> ks = spaced_ranks(n, count);
         std::vector<T> expected(count), got(count);
         gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(),
                                Algorithm::sort, workspace);
         double sort_ms = 0;
-        for (const Algorithm algorithm :
-             {Algorithm::sort, Algorithm::multi, Algorithm::automatic, Algorithm::radix}) {
+        for (const Algorithm algorithm : algorithms) {
           if (algorithm == Algorithm::radix && count > 11) continue;  // one pass set per rank
           Row row{"multi", algorithm_name(algorithm), type_name(T{}),
                   std::string(robustfit::data::to_string(dist)), std::to_string(count) + " ranks",
@@ -247,7 +269,50 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
           g_rows.back().mismatches = mismatches;
         }
       }
-      std::fprintf(stderr, "multi %s n=2^%d done\n", type_name(T{}), log_n);
+      std::fprintf(stderr, "multi %s n=2^%d %s done\n", type_name(T{}), log_n,
+                   std::string(robustfit::data::to_string(dist)).c_str());
+    }
+  }
+}
+
+// Sampled multiselection against its parameters: edges (bucket width), lookup-table ranges and
+// sample size, for 101 and 1001 ranks. Rows named sampled-multi-e<edges>-t<bins>-s<sample>.
+template <class T>
+void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
+  for (const int log_n : {24, 26, 28}) {
+    if (options.quick && log_n > 24) continue;
+    const std::size_t n = std::size_t{1} << log_n;
+    for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
+      const auto host = robustfit::data::make_distribution<T>(dist, n, 17 + log_n);
+      RotatedInput<T> input(host);
+      const double floor = floor_ms(input, options.runs);
+      for (const std::size_t count : {101, 1001}) {
+        const std::vector<std::size_t> ks = spaced_ranks(n, count);
+        std::vector<T> expected(count), got(count);
+        gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(), Algorithm::sort, workspace);
+        for (const int edges : {1024, 2048, 4096, 8192})
+          for (const int bins : {4096, 8192, 16384})
+            for (const int sample : {1 << 14, 1 << 15, 1 << 16}) {
+              if (sample < 4 * edges) continue;
+              detail::SampledMultiParams params;
+              params.edges = edges, params.table_bins = bins, params.sample_size = sample;
+              Row row{"tune", "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-s" +
+                                  std::to_string(sample),
+                      type_name(T{}), std::string(robustfit::data::to_string(dist)),
+                      std::to_string(count) + " ranks", n, count};
+              row.floor_ms = floor;
+              int mismatches = 0;
+              double no_baseline = 0;
+              time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
+                if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
+                                                         workspace, nullptr) ||
+                    got != expected)
+                  ++mismatches;
+              });
+              g_rows.back().mismatches = mismatches;
+            }
+      }
+      std::fprintf(stderr, "tune-multi %s n=2^%d done\n", type_name(T{}), log_n);
     }
   }
 }
@@ -451,6 +516,7 @@ void run_sections(const Options& options, gpu::Workspace& workspace) {
   if (has(options.sections, "multi")) bench_multi<T>(options, workspace);
   if (has(options.sections, "batched")) bench_batched<T>(options, workspace);
   if (has(options.sections, "tune")) bench_tune<T>(options, workspace);
+  if (has(options.sections, "tune-multi")) bench_tune_multi<T>(options, workspace);
 }
 
 }  // namespace

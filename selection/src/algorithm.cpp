@@ -6,7 +6,7 @@
 
 namespace robustfit::selection {
 namespace {
-constexpr std::array<std::pair<Algorithm, std::string_view>, 9> kNames{{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 10> kNames{{
     {Algorithm::automatic, "auto"},
     {Algorithm::sort, "sort"},
     {Algorithm::cutting_plane, "cutting-plane"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 9> kNames{{
     {Algorithm::sample, "sample"},
     {Algorithm::multi, "multi"},
     {Algorithm::floyd_rivest, "floyd-rivest"},
+    {Algorithm::sampled_multi, "sampled-multi"},
     {Algorithm::nth_element, "nth-element"},
 }};
 }  // namespace

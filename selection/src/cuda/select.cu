@@ -1,14 +1,17 @@
 // Public entry points: argument checks, NaN policy, the `automatic` choice, and dispatch.
 //
-// NaN policy. The module's own algorithms (sort, cutting plane, radix) notice NaNs during a
-// pass they make anyway (checked_select.cuh); before the others (bucket, sample, multi), one
-// min/max/NaN reduction runs, which also answers k = 0, k = n-1 and min == max directly.
+// NaN policy. The module's own algorithms (sort, cutting plane, radix, Floyd–Rivest, sampled
+// multiselection) notice NaNs during a pass they make anyway (checked_select.cuh,
+// sampled_multi_select.cuh); before the others (bucket, sample, multi), one min/max/NaN
+// reduction runs, which also answers k = 0, k = n-1 and min == max directly.
 //
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
 //   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
 //   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
 //   many ranks                       -> up to kLoopRanks ranks: radix once per rank;
+//                                       n >= kSampledMultiMinSize and at most
+//                                       kSampledMultiMaxRanks ranks: sampled multiselection;
 //                                       else multi (bucketMultiSelect) for double or at most
 //                                       kMultiMaxFloatRanks float ranks; else one sort
 //   batched                          -> batched radix (sort only when asked for)
@@ -28,6 +31,7 @@
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
 #include "input_summary.cuh"
+#include "sampled_multi_select.cuh"
 #include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 
@@ -37,9 +41,16 @@ namespace {
 constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // below: radix (H200: radix faster at 2^24)
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
+// Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
+// an eighth of n), and it falls back to one sort beyond half of n; below 2^20 values the
+// launches dominate. Not yet measured on the H200: both limits are to be tuned from
+// bench_selection_bench's multi section.
+constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
+constexpr std::size_t kSampledMultiMaxRanks = 1024;
 
-Algorithm automatic_many(std::size_t count, bool is_double) {
+Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
   if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: Floyd–Rivest or radix
+  if (n >= kSampledMultiMinSize && count <= kSampledMultiMaxRanks) return Algorithm::sampled_multi;
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
 }
 
@@ -113,7 +124,8 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     case Algorithm::bucket:
     case Algorithm::sample:
       return select_after_summary(d_values, n, k, algorithm, workspace, stream, function);
-    case Algorithm::multi: {
+    case Algorithm::multi:
+    case Algorithm::sampled_multi: {
       T out{};
       kth_smallest_many(d_values, n, &k, 1, &out, algorithm, workspace, stream);
       return out;
@@ -178,7 +190,13 @@ void kth_smallest_many(const T* d_values, std::size_t n, const std::size_t* ks, 
   for (std::size_t i = 0; i < count; ++i) require_valid(kFunction, n, ks[i]);
   if (count == 0) return;
   if (algorithm == Algorithm::automatic)
-    algorithm = automatic_many(count, sizeof(T) == sizeof(double));
+    algorithm = automatic_many(n, count, sizeof(T) == sizeof(double));
+  if (algorithm == Algorithm::sampled_multi) {
+    if (detail::sampled_multi_select_checked(d_values, n, ks, count, out, detail::SampledMultiParams{},
+                                             workspace, stream))
+      throw_nan(kFunction);
+    return;
+  }
   if (algorithm == Algorithm::multi) {
     const auto summary = detail::summarize_input(d_values, n, workspace, stream);
     if (summary.has_nan) throw_nan(kFunction);

@@ -68,6 +68,18 @@ enum Slot : std::size_t {
   // Floyd–Rivest.
   kFloydRivestState,   // device + host: the bracket and its counts
   kFloydRivestBuffer,  // the values inside the bracket
+
+  // Sampled multiselection.
+  kSampledMultiSample,      // the sample's keys, drawn and sorted
+  kSampledMultiSorted,
+  kSampledMultiSortTemp,    // CUB radix-sort scratch (sample, then candidates)
+  kSampledMultiPlan,        // edges, lookup table, bucket counts and prefix sums
+  kSampledMultiStatus,      // device + host: NaN count and candidate count
+  kSampledMultiRanks,       // device + host: the wanted ranks
+  kSampledMultiPositions,   // each rank's place among the sorted candidates
+  kSampledMultiCandidates,  // the values of the buckets that hold a wanted rank
+  kSampledMultiCandidatesSorted,
+  kSampledMultiOut,         // device + host: the answers
 };
 
 // The one deliberate alias must not shift the names after it onto another slot.

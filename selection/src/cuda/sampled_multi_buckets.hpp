@@ -1,0 +1,109 @@
+#pragma once
+// Bucket arithmetic of sampled multiselection (sampled_multi_select.cu), for host and device, on
+// order-preserving unsigned keys (key_traits.cuh): plain C++ with no CUDA header, so that the CPU
+// tests check it against std::upper_bound.
+//
+// Sorted distinct edge keys e[0] < ... < e[E-1] cut the key line into 2E + 1 buckets, in order:
+//   bucket 0 = keys below e[0], bucket 2j+1 = {e[j]}, bucket 2j+2 = keys strictly between e[j]
+//   and e[j+1] (the last one: above e[E-1]).
+// Equal keys always share a bucket, and a key equal to an edge has a bucket of its own (even
+// buckets are open intervals, odd ones equality buckets), so a rank that falls among heavy ties
+// is answered by the edge itself, without copying its ties.
+//
+// Lookup: the key line above e[0] is cut into `bins` ranges of 2^shift keys (the last one open
+// to the top, keys below e[0] in the first); a table gives, for each range, the edges inside it
+// (first and end index packed in one 32-bit word: one shared-memory load); a binary search among
+// those (a few, for most inputs) finishes. Edge counts stay below 2^16.
+// Any shift gives the right bucket (the range of a key is monotone in the key); a good one
+// spreads the edges over the ranges.
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define ROBUSTFIT_HOST_DEVICE __host__ __device__
+#else
+#define ROBUSTFIT_HOST_DEVICE
+#endif
+
+namespace robustfit::selection::cuda::detail::sampled {
+
+// The sample position of candidate edge j of `edges` (0 <= j < edges <= sample_size): the middle
+// of the j-th of `edges` equal parts of the sorted sample.
+ROBUSTFIT_HOST_DEVICE inline std::int64_t edge_sample_position(int j, int edges, std::int64_t sample_size) {
+  return ((2 * std::int64_t{j} + 1) * sample_size) / (2 * std::int64_t{edges});
+}
+
+ROBUSTFIT_HOST_DEVICE inline bool is_equality_bucket(int bucket) { return bucket % 2 == 1; }
+// The edge whose value an equality bucket holds.
+ROBUSTFIT_HOST_DEVICE inline int edge_of_equality_bucket(int bucket) { return (bucket - 1) / 2; }
+
+// The smallest shift that puts e[E-1] (= hi) into one of the `bins` ranges above base = e[0].
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int shift_for(Key base, Key hi, int bins) {
+  int shift = 0;
+  while (shift < static_cast<int>(sizeof(Key) * 8) && ((hi - base) >> shift) >= static_cast<Key>(bins)) ++shift;
+  return shift;
+}
+
+// The range of `key`: 0 for keys at or below base, bins - 1 for keys beyond the last range.
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int range_of(Key key, Key base, int shift, int bins) {
+  if (key <= base) return 0;
+  const Key range = shift >= static_cast<int>(sizeof(Key) * 8) ? Key{0} : (key - base) >> shift;
+  return range >= static_cast<Key>(bins - 1) ? bins - 1 : static_cast<int>(range);
+}
+
+// Table entry b (0 <= b <= bins): how many edges lie in ranges below b.
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int table_entry(const Key* edges, int count, Key base, int shift, int bins, int b) {
+  int lo = 0, hi = count;  // first edge whose range is >= b
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (range_of(edges[mid], base, shift, bins) < b) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// The table's word for a range whose edges are [first, end).
+ROBUSTFIT_HOST_DEVICE inline unsigned pack_range(int first, int end) {
+  return static_cast<unsigned>(first) | static_cast<unsigned>(end) << 16;
+}
+// The table's word for range r: its edges are [table_entry(r), table_entry(r + 1)).
+template <class Key>
+ROBUSTFIT_HOST_DEVICE unsigned range_entry(const Key* edges, int count, Key base, int shift, int bins, int r) {
+  return pack_range(table_entry(edges, count, base, shift, bins, r), table_entry(edges, count, base, shift, bins, r + 1));
+}
+ROBUSTFIT_HOST_DEVICE inline int range_first(unsigned entry) { return static_cast<int>(entry & 0xffffu); }
+ROBUSTFIT_HOST_DEVICE inline int range_end(unsigned entry) { return static_cast<int>(entry >> 16); }
+
+// The edges and their lookup table: arrays in shared or global memory (device) or host memory.
+template <class Key>
+struct EdgeTable {
+  const Key* edges;        // count sorted distinct keys, 1 <= count < 2^16
+  const unsigned* ranges;  // bins entries: ranges[r] = range_entry(..., r)
+  Key base;                // edges[0]
+  int shift, count, bins;
+
+  // How many edges are <= key.
+  ROBUSTFIT_HOST_DEVICE int edges_at_or_below(Key key) const {
+    const unsigned entry = ranges[range_of(key, base, shift, bins)];
+    int lo = range_first(entry), hi = range_end(entry);  // the edges in the key's range; below lo all are < key
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (edges[mid] <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  ROBUSTFIT_HOST_DEVICE int bucket_of(Key key) const {
+    const int below = edges_at_or_below(key);
+    return below > 0 && edges[below - 1] == key ? 2 * below - 1 : 2 * below;
+  }
+
+  ROBUSTFIT_HOST_DEVICE int buckets() const { return 2 * count + 1; }
+};
+
+}  // namespace robustfit::selection::cuda::detail::sampled
+
+#undef ROBUSTFIT_HOST_DEVICE

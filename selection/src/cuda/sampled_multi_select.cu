@@ -1,0 +1,460 @@
+// Sampled multiselection (ours, beside bucketMultiSelect): many order statistics of one vector
+// from one counting read and one compacting read of it.
+//
+//  1. A pseudo-random sample of the keys (key_traits.cuh; positions as Floyd–Rivest's) is
+//     sorted with CUB.
+//  2. One block takes E edges (4096, or 8192 for many ranks), the middles of E equal parts of
+//     the sorted sample, merges equal ones and builds the lookup table: 2E + 1 buckets, open
+//     ones of ~n/E values and one equality bucket per edge (sampled_multi_buckets.hpp).
+//  3. Counting read: every value's bucket, counted in shared memory (one atomic per run of a
+//     bucket in a thread's values), added to global counts; NaNs are counted on the way (no
+//     extra read for the NaN policy).
+//  4. One block: prefix sums of the counts give each rank its bucket. A rank in an equality
+//     bucket is that bucket's edge: heavy ties end here. Open buckets holding a rank are
+//     active; prefix sums of their counts place them in the candidate buffer.
+//  5. The host reads the NaN and candidate counts (the one synchronisation before the end).
+//     More candidates than max_candidate_fraction of n (edges that could not split the input):
+//     one sort of the whole input instead. Exact either way.
+//  6. Compacting read: the values of active buckets are appended to the candidate buffer
+//     (warp-aggregated atomics), in any order. A value whose table range holds no active
+//     bucket (most of them, for a few hundred ranks) is skipped without the binary search.
+//  7. CUB sorts the candidates. Active buckets are disjoint key intervals, so the sorted buffer
+//     is their sorted union: rank k of bucket b sits at k - before[b] + active_before[b].
+//  8. One gather writes every answer; one copy brings them to the host.
+// Per call: 2 host synchronisations, 3 copies, 6 kernels of its own and CUB's two radix sorts
+// (sample, candidates; each a handful of launches).
+// Extra memory: the candidates twice (≈ count · n / E values each), S sample keys twice, and a
+// plan of a few hundred KB.
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "algorithms.cuh"
+#include "checked_select.cuh"
+#include "cuda_check.cuh"
+#include "launch_shape.cuh"
+#include "sampled_multi_buckets.hpp"
+#include "sampled_multi_select.cuh"
+#include "seed_common.cuh"
+#include "sort_values.cuh"
+
+namespace robustfit::selection::cuda::detail {
+namespace {
+
+using sampled::EdgeTable;
+
+constexpr int kMaxEdges = kSampledMultiMaxEdges;
+constexpr int kMaxBuckets = 2 * kMaxEdges + 1;
+constexpr int kMaxBins = kSampledMultiMaxTableBins;
+constexpr int kPlanThreads = 1024;
+constexpr int kPlanItems = kMaxEdges / kPlanThreads;
+constexpr int kLocateItems = (kMaxBuckets + 1 + kPlanThreads - 1) / kPlanThreads;  // buckets + the end
+constexpr int kPassThreads = 512;
+constexpr int kPassBlocksPerSm = 2;  // 88-208 KB of shared memory per block: 1 or 2 fit
+constexpr unsigned long long kEqualityAnswer = ~0ull;  // position of a rank answered by its edge
+
+template <class Key>
+struct Plan {
+  Key edges[kMaxEdges];
+  unsigned ranges[kMaxBins];                         // the lookup table (sampled_multi_buckets.hpp)
+  Key base;
+  int shift, count, bins;
+  unsigned long long cursor;                         // the compaction's write position
+  unsigned long long counts[kMaxBuckets];
+  unsigned long long before[kMaxBuckets + 1];        // values in lower buckets
+  unsigned long long active_before[kMaxBuckets + 1]; // values in lower active buckets
+  unsigned char active[kMaxBuckets];
+  unsigned char range_active[kMaxBins];              // a table range that may hold an active bucket
+};
+
+struct Status {
+  unsigned long long nans, candidates;
+};
+
+template <class T>
+__global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_size,
+                            typename KeyTraits<T>::Key* __restrict__ sample) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < sample_size) sample[i] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(i) + 1) % n]);
+}
+
+// Step 2 (one block): distinct edges from the sorted sample, the lookup table, zeroed counters.
+template <class Key>
+__global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict__ sorted_sample, int sample_size,
+                                                           int wanted_edges, int bins, Plan<Key>* plan,
+                                                           Status* status) {
+  using Scan = cub::BlockScan<int, kPlanThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ Key base;
+  __shared__ int shift;
+  __shared__ unsigned short first[kMaxBins + 1];  // table_entry(r): one search per range, not two
+  int keep[kPlanItems], place[kPlanItems];
+  Key candidate[kPlanItems];
+#pragma unroll
+  for (int u = 0; u < kPlanItems; ++u) {
+    const int j = threadIdx.x * kPlanItems + u;
+    keep[u] = 0;
+    candidate[u] = 0;
+    if (j < wanted_edges) {
+      candidate[u] = sorted_sample[sampled::edge_sample_position(j, wanted_edges, sample_size)];
+      keep[u] = j == 0 || candidate[u] != sorted_sample[sampled::edge_sample_position(j - 1, wanted_edges, sample_size)];
+    }
+  }
+  int count = 0;
+  Scan(temp).ExclusiveSum(keep, place, count);
+#pragma unroll
+  for (int u = 0; u < kPlanItems; ++u)
+    if (keep[u]) plan->edges[place[u]] = candidate[u];
+  __syncthreads();  // the edges are visible to the whole block
+  if (threadIdx.x == 0) {
+    base = plan->edges[0];
+    shift = sampled::shift_for(base, plan->edges[count - 1], bins);
+    plan->base = base;
+    plan->shift = shift;
+    plan->count = count;
+    plan->bins = bins;
+    plan->cursor = 0;
+    status->nans = 0;
+    status->candidates = 0;
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r <= bins; r += blockDim.x)
+    first[r] = static_cast<unsigned short>(sampled::table_entry(plan->edges, count, base, shift, bins, r));
+  __syncthreads();
+  for (int r = threadIdx.x; r < bins; r += blockDim.x) plan->ranges[r] = sampled::pack_range(first[r], first[r + 1]);
+  for (int b = threadIdx.x; b < 2 * count + 1; b += blockDim.x) plan->counts[b] = 0;
+}
+
+// The plan's edges and table in shared memory: `edges` has room for `max_edges` keys, `ranges`
+// for plan->bins entries.
+template <class Key>
+__device__ EdgeTable<Key> load_table(const Plan<Key>* plan, Key* edges, unsigned* ranges) {
+  const int count = plan->count, bins = plan->bins;
+  for (int i = threadIdx.x; i < count; i += blockDim.x) edges[i] = plan->edges[i];
+  for (int i = threadIdx.x; i < bins; i += blockDim.x) ranges[i] = plan->ranges[i];
+  return {edges, ranges, plan->base, plan->shift, count, bins};
+}
+
+// Dynamic shared memory of the two passes: edges, 4 bytes per bucket (counters or flags), the
+// table (4 bytes per range), one byte per range (the compaction's range flags).
+template <class Key>
+std::size_t pass_shared_bytes(int max_edges, int bins) {
+  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned) * bins + bins;
+}
+
+template <class Key>
+struct PassShared {
+  Key* edges;
+  unsigned* per_bucket;
+  unsigned* ranges;
+  unsigned char* per_range;
+  __device__ PassShared(unsigned char* raw, int max_edges, int bins)
+      : edges(reinterpret_cast<Key*>(raw)),
+        per_bucket(reinterpret_cast<unsigned*>(edges + max_edges)),
+        ranges(per_bucket + 2 * max_edges + 1),
+        per_range(reinterpret_cast<unsigned char*>(ranges + bins)) {}
+};
+
+// 16-byte vectors of T: each thread keeps kVectorsPerThread of them in flight per step (one
+// scalar load per thread would leave most of the memory bandwidth unused).
+template <class T> struct Vector16;
+template <> struct Vector16<float> { using type = float4; static constexpr int size = 4; };
+template <> struct Vector16<double> { using type = double2; static constexpr int size = 2; };
+__device__ __forceinline__ void unpack(const float4& v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w; }
+__device__ __forceinline__ void unpack(const double2& v, double* out) { out[0] = v.x, out[1] = v.y; }
+constexpr int kVectorsPerThread = 4;
+template <class T> constexpr int kStepItems = kVectorsPerThread * Vector16<T>::size;
+
+// Calls visit(values, valid) for every value of x[0, n), kStepItems<T> values per thread per
+// call (bit u of `valid`: values[u] is one of them). Every thread of a block makes the same
+// calls, so `visit` may use warp-wide operations: the aligned middle of x in block-uniform steps
+// of vector loads, then, in block 0, one step for the unaligned head and the tail (fewer than
+// one vector each, so at most one value per lane of the first warp).
+template <class T, class Visit>
+__device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit) {
+  using V = Vector16<T>;
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(x) % 16;
+  const std::size_t head = min(n, (16 - misalignment) % 16 / sizeof(T));
+  const std::size_t vectors = (n - head) / V::size;
+  const auto* body = reinterpret_cast<const typename V::type*>(x + head);
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  T values[kStepItems<T>];
+  for (std::size_t base = std::size_t{blockIdx.x} * blockDim.x; base < vectors; base += stride * kVectorsPerThread) {
+    typename V::type loaded[kVectorsPerThread];
+    unsigned valid = 0;
+#pragma unroll
+    for (int u = 0; u < kVectorsPerThread; ++u) {
+      const std::size_t i = base + u * stride + threadIdx.x;
+      loaded[u] = typename V::type{};
+      if (i < vectors) {
+        loaded[u] = body[i];
+        valid |= ((1u << V::size) - 1) << (u * V::size);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kVectorsPerThread; ++u) unpack(loaded[u], values + u * V::size);
+    visit(values, valid);
+  }
+  if (blockIdx.x == 0) {
+    const std::size_t tail = head + vectors * V::size;
+    const std::size_t extra = head + (n - tail);  // < 2 * V::size <= 8
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u) values[u] = T(0);
+    unsigned valid = 0;
+    if (threadIdx.x < extra) {
+      values[0] = x[threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head)];
+      valid = 1;
+    }
+    visit(values, valid);
+  }
+}
+
+// Lane's exclusive offset among the warp's `count`s, and the warp's total.
+__device__ __forceinline__ unsigned warp_exclusive_sum(unsigned count, unsigned& total) {
+  const unsigned lane = threadIdx.x % 32;
+  unsigned inclusive = count;
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += other;
+  }
+  total = __shfl_sync(0xffffffffu, inclusive, 31);
+  return inclusive - count;
+}
+
+// Step 3: the counting read.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restrict__ x, std::size_t n, int max_edges,
+                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status) {
+  using Key = typename KeyTraits<T>::Key;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
+  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
+  unsigned* counters = memory.per_bucket;
+  const int buckets = edges.buckets();
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
+  __syncthreads();
+  unsigned nans = 0;
+  // A thread counts runs of one bucket with one atomic: ties ({1, 2} with 95 % ones, all equal)
+  // and sorted inputs would otherwise serialise on a few counters.
+  int run_bucket = 0;
+  unsigned run = 0;
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (valid >> u & 1u) {
+        nans += values[u] != values[u];
+        const int bucket = edges.bucket_of(KeyTraits<T>::to_key(values[u]));
+        if (bucket != run_bucket) {
+          if (run != 0) atomicAdd(&counters[run_bucket], run);
+          run_bucket = bucket;
+          run = 0;
+        }
+        ++run;
+      }
+  });
+  if (run != 0) atomicAdd(&counters[run_bucket], run);
+  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
+  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+  seed::flush_counts(counters, buckets, plan->counts);
+}
+
+// Exclusive prefix sums of `values(b)` for b < buckets into out[0..buckets] (one block of
+// kPlanThreads, each thread kLocateItems consecutive buckets); returns the total.
+template <class Values>
+__device__ unsigned long long block_prefix_sums(int buckets, Values values, unsigned long long* out) {
+  using Scan = cub::BlockScan<unsigned long long, kPlanThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  const int first = threadIdx.x * kLocateItems;
+  unsigned long long sum = 0;
+  for (int b = first; b < first + kLocateItems && b < buckets; ++b) sum += values(b);
+  unsigned long long running = 0, total = 0;
+  Scan(temp).ExclusiveSum(sum, running, total);
+  for (int b = first; b < first + kLocateItems && b <= buckets; ++b) {
+    out[b] = running;
+    if (b < buckets) running += values(b);
+  }
+  __syncthreads();  // `out` is visible to the block, `temp` free again
+  return total;
+}
+
+// The bucket holding rank k: the last b with before[b] <= k (before[0] = 0 <= k < before[buckets] = n).
+__device__ int bucket_of_rank(const unsigned long long* before, int buckets, std::size_t k) {
+  int lo = 0, hi = buckets;  // before[lo] <= k < before[hi]
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (before[mid] <= k) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Step 4 (one block): each rank's bucket, the active buckets and each rank's place.
+template <class T>
+__global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* __restrict__ ks, std::size_t count,
+                                                            Plan<typename KeyTraits<T>::Key>* plan, Status* status,
+                                                            unsigned long long* __restrict__ positions,
+                                                            T* __restrict__ out) {
+  const int buckets = 2 * plan->count + 1;
+  block_prefix_sums(buckets, [plan](int b) { return plan->counts[b]; }, plan->before);
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->active[b] = 0;
+  __syncthreads();
+  for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const int b = bucket_of_rank(plan->before, buckets, ks[i]);
+    positions[i] = static_cast<unsigned long long>(b);        // the bucket, until its place is known
+    if (!sampled::is_equality_bucket(b)) plan->active[b] = 1;  // racing writes of the same value
+  }
+  __syncthreads();
+  const unsigned long long candidates = block_prefix_sums(
+      buckets, [plan](int b) { return plan->active[b] ? plan->counts[b] : 0ull; }, plan->active_before);
+  if (threadIdx.x == 0) status->candidates = candidates;
+  // Range r holds buckets 2 first .. 2 end (its edges: [first, end)); an active bucket holds at
+  // least one value.
+  for (int r = threadIdx.x; r < plan->bins; r += blockDim.x) {
+    const unsigned entry = plan->ranges[r];
+    plan->range_active[r] = plan->active_before[2 * sampled::range_end(entry) + 1] !=
+                            plan->active_before[2 * sampled::range_first(entry)];
+  }
+  for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const std::size_t k = ks[i];
+    const int b = static_cast<int>(positions[i]);  // written by this thread above
+    if (sampled::is_equality_bucket(b)) {
+      out[i] = KeyTraits<T>::from_key(plan->edges[sampled::edge_of_equality_bucket(b)]);
+      positions[i] = kEqualityAnswer;
+    } else {
+      positions[i] = k - plan->before[b] + plan->active_before[b];
+    }
+  }
+}
+
+// Step 6: the compacting read: one atomic per warp and step reserves the step's candidates.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __restrict__ x, std::size_t n, int max_edges,
+                                                                  Plan<typename KeyTraits<T>::Key>* plan,
+                                                                  T* __restrict__ candidates, std::size_t capacity) {
+  using Key = typename KeyTraits<T>::Key;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
+  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
+  unsigned* active = memory.per_bucket;
+  unsigned char* range_active = memory.per_range;
+  for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];
+  for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
+  __syncthreads();
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+    unsigned keep = 0;
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (valid >> u & 1u) {
+        const Key key = KeyTraits<T>::to_key(values[u]);
+        if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)] && active[edges.bucket_of(key)])
+          keep |= 1u << u;
+      }
+    unsigned total = 0;
+    const unsigned offset = warp_exclusive_sum(__popc(keep), total);
+    if (total == 0) return;  // warp-uniform
+    unsigned long long position = 0;
+    if (threadIdx.x % 32 == 0) position = atomicAdd(&plan->cursor, static_cast<unsigned long long>(total));
+    position = __shfl_sync(0xffffffffu, position, 0) + offset;
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (keep >> u & 1u) {
+        if (position < capacity) candidates[position] = values[u];
+        ++position;
+      }
+  });
+}
+
+// Step 8: the ranks not answered by an edge, from the sorted candidates.
+template <class T>
+__global__ void gather_answers(const T* __restrict__ sorted, const unsigned long long* __restrict__ positions,
+                               std::size_t count, T* __restrict__ out) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (i < count && positions[i] != kEqualityAnswer) out[i] = sorted[positions[i]];
+}
+
+template <class Key>
+void sort_keys(const Key* in, Key* out, int n, Workspace& workspace, cudaStream_t stream) {
+  std::size_t temp_bytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, n, 0, int(sizeof(Key) * 8), stream));
+  void* temp = workspace.device(kSampledMultiSortTemp, temp_bytes);
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n, 0, int(sizeof(Key) * 8), stream));
+}
+
+template <class Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+}  // namespace
+
+template <class T>
+bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count,
+                                  T* out, const SampledMultiParams& params, Workspace& workspace,
+                                  cudaStream_t stream) {
+  using Key = typename KeyTraits<T>::Key;
+  if (count == 0) return false;
+  const int sample_size = std::max(1, params.sample_size);
+  const int edges = std::clamp(params.edges == 0 ? default_edges(count) : params.edges, 1, std::min(kMaxEdges, sample_size));
+  const int bins = std::clamp(params.table_bins, 1, kMaxBins);
+
+  Key* sample = workspace.device_as<Key>(kSampledMultiSample, sample_size);
+  Key* sorted_sample = workspace.device_as<Key>(kSampledMultiSorted, sample_size);
+  auto* plan = workspace.device_as<Plan<Key>>(kSampledMultiPlan, 1);
+  auto* d_status = workspace.device_as<Status>(kSampledMultiStatus, 1);
+  auto* h_status = workspace.host_as<Status>(kSampledMultiStatus, 1);
+  auto* d_ranks = workspace.device_as<std::size_t>(kSampledMultiRanks, count);
+  auto* h_ranks = workspace.host_as<std::size_t>(kSampledMultiRanks, count);
+  auto* positions = workspace.device_as<unsigned long long>(kSampledMultiPositions, count);
+  T* d_out = workspace.device_as<T>(kSampledMultiOut, count);
+  T* h_out = workspace.host_as<T>(kSampledMultiOut, count);
+  std::copy(ks, ks + count, h_ranks);
+  CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
+
+  draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
+  CUDA_CHECK_LAUNCH();
+  sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  plan_edges<Key><<<1, kPlanThreads, 0, stream>>>(sorted_sample, sample_size, edges, bins, plan, d_status);
+  CUDA_CHECK_LAUNCH();
+
+  const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
+  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, kPassBlocksPerSm);
+  allow_shared(count_buckets<T>, shared_bytes);
+  count_buckets<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status);
+  CUDA_CHECK_LAUNCH();
+  locate_ranks<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const Status status = *h_status;
+  if (status.nans != 0) return true;
+  if (static_cast<double>(status.candidates) > params.max_candidate_fraction * static_cast<double>(n))
+    return sort_select_many_checked(d_values, n, ks, count, out, workspace, stream);
+
+  const std::size_t candidates = status.candidates;
+  T* sorted = nullptr;
+  if (candidates != 0) {
+    T* buffer = workspace.device_as<T>(kSampledMultiCandidates, candidates);
+    sorted = workspace.device_as<T>(kSampledMultiCandidatesSorted, candidates);
+    allow_shared(compact_candidates<T>, shared_bytes);
+    compact_candidates<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, buffer, candidates);
+    CUDA_CHECK_LAUNCH();
+    sort_values(buffer, sorted, candidates, workspace, kSampledMultiSortTemp, stream);
+    gather_answers<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(sorted, positions, count, d_out);
+    CUDA_CHECK_LAUNCH();
+  }
+  CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::copy(h_out, h_out + count, out);
+  return false;
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                                                 \
+  template bool sampled_multi_select_checked<T>(const T*, std::size_t, const std::size_t*, std::size_t, T*,     \
+                                                const SampledMultiParams&, Workspace&, cudaStream_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection::cuda::detail

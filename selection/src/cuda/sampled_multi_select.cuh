@@ -1,0 +1,41 @@
+#pragma once
+// Internal: sampled multiselection (sampled_multi_select.cu), many ranks of one vector in about
+// two reads of it, and its tunable parameters. The dispatch layer (select.cu), the tests and
+// the benchmark call it directly.
+#include <cstddef>
+#include <cuda_runtime.h>
+
+#include "robustfit/selection/cuda/workspace.hpp"
+
+namespace robustfit::selection::cuda::detail {
+
+constexpr int kSampledMultiMaxEdges = 8192;       // shared memory: edges, 2 * edges + 1 counters
+constexpr int kSampledMultiMaxTableBins = 16384;  // shared memory: 2 bytes per bin
+
+// Out-of-range values are clamped: sample_size >= 1, edges in 1..min(kSampledMultiMaxEdges,
+// sample_size), table_bins in 1..kSampledMultiMaxTableBins. Tests shrink them to force the
+// rare paths (a large max_candidate_fraction keeps the compaction, a negative one forces the
+// fallback).
+struct SampledMultiParams {
+  int sample_size = 1 << 15;  // sampled keys, sorted to choose the edges
+  // At most this many distinct edges: each open bucket holds ~ n / edges values, so the
+  // candidates are ~ ranks * n / edges. 0: by the number of ranks (default_edges).
+  int edges = 0;
+  int table_bins = 8192;      // ranges of the lookup table (sampled_multi_buckets.hpp)
+  // More candidates than this share of n: one sort of the whole input instead. A radix sort
+  // moves each value ~9 times, the compaction path 1 + 10 times per candidate: 0.5 is well
+  // below the break-even (~0.8 n).
+  double max_candidate_fraction = 0.5;
+};
+
+// Edges for `ranks` ranks: 4096 (88-104 KB of shared memory per block of the passes), 8192 from
+// 257 ranks on (twice the shared memory, half the candidates: 1001 ranks stay below an eighth of n).
+inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 4096 : 8192; }
+
+// out[i] = the ks[i]-th smallest of d_values (ks, out: host arrays of `count`; ranks < n, any
+// order, repeats allowed). Returns true, leaving `out` undefined, when the input holds a NaN.
+template <class T>
+bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count,
+                                  T* out, const SampledMultiParams&, Workspace&, cudaStream_t);
+
+}  // namespace robustfit::selection::cuda::detail

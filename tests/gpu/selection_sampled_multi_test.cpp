@@ -1,0 +1,182 @@
+// Sampled multiselection (selection/src/cuda/sampled_multi_select.cu) returns exactly what a
+// sort of the input gives, for every distribution of docs/BENCHMARKS.md (ties, all equal,
+// {1, 2} with 95 % ones, huge outliers, ±0 and ±inf), n from 1 to 2^22 and 1 to 10^4 ranks
+// (repeated, unordered, 0 and n-1), float and double; through the public entry points and
+// with parameters that force its rare paths: the fallback to one sort, one edge, a one-range
+// table, a tiny sample. NaN inputs are rejected; the input is left as it was.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device_vector.hpp"
+#include "gpu_skip.hpp"
+#include "robustfit/data/distributions.hpp"
+#include "robustfit/selection/cuda/select.hpp"
+#include "selection/src/cuda/sampled_multi_select.cuh"
+
+namespace {
+
+namespace detail = robustfit::selection::cuda::detail;
+namespace gpu = robustfit::selection::cuda;
+using robustfit::data::Distribution;
+using robustfit::selection::Algorithm;
+using robustfit::testing::DeviceVector;
+
+struct Case {
+  const char* name;
+  detail::SampledMultiParams params;
+};
+
+// Defaults; always the fallback; one edge (three buckets: everything is a candidate); a table
+// of one range (binary search over all edges); a tiny sample (most ranks far from an edge); the
+// largest edge set and table (the most shared memory per block).
+const Case kCases[] = {{"default", {}},
+                       {"forced fallback", {1 << 15, 4096, 8192, -1.0}},
+                       {"one edge", {1 << 15, 1, 8192, 2.0}},
+                       {"one-range table", {1 << 12, 4096, 1, 2.0}},
+                       {"tiny sample", {7, 3, 2, 2.0}},
+                       {"largest tables", {1 << 15, 8192, 16384, 2.0}}};
+
+// `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
+std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
+  std::vector<std::size_t> ks{0, n - 1, n / 2, n / 2, 0};
+  for (std::size_t i = 0; ks.size() < count; ++i)
+    ks.push_back(i % 2 == 0 ? (i * 7919) % n : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng));
+  ks.resize(count);
+  return ks;
+}
+
+template <class T>
+void expect_exact(const std::vector<T>& values, std::size_t count, const std::string& label,
+                  std::initializer_list<const Case*> cases, gpu::Workspace& workspace) {
+  const std::size_t n = values.size();
+  std::mt19937_64 rng(n * 31 + count);
+  const std::vector<std::size_t> ks = ranks_for(n, count, rng);
+  std::vector<T> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  DeviceVector<T> device(values);
+  std::vector<T> got(count);
+  for (const Case* c : cases) {
+    ASSERT_FALSE(detail::sampled_multi_select_checked<T>(device.get(), n, ks.data(), count, got.data(), c->params,
+                                                         workspace, nullptr))
+        << label << ": NaN reported";
+    for (std::size_t i = 0; i < count; ++i)
+      ASSERT_EQ(got[i], sorted[ks[i]]) << label << " (" << c->name << ") n=" << n << " ranks=" << count
+                                       << " k=" << ks[i];
+  }
+  gpu::kth_smallest_many(device.get(), n, ks.data(), count, got.data(), Algorithm::sampled_multi, workspace);
+  for (std::size_t i = 0; i < count; ++i)
+    ASSERT_EQ(got[i], sorted[ks[i]]) << label << " (public) n=" << n << " k=" << ks[i];
+  ASSERT_EQ(device.download(), values) << label << ": the input was modified";
+}
+
+template <class T>
+void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::size_t> counts,
+           std::initializer_list<const Case*> cases) {
+  gpu::Workspace workspace;
+  std::uint64_t seed = 70;
+  for (const Distribution d : robustfit::data::all_distributions()) {
+    for (const std::size_t n : sizes) {
+      if (d == Distribution::bucket_killer && n < 65) continue;  // needs 65 powers
+      const auto values = robustfit::data::make_distribution<T>(d, n, ++seed, 16);
+      for (const std::size_t count : counts) {
+        expect_exact(values, count, std::string(robustfit::data::to_string(d)), cases, workspace);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4], &kCases[5]};
+
+TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
+               {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5]});
+}
+
+TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
+                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5]});
+}
+
+TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1]});
+}
+
+TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1]});
+}
+
+TEST(GpuSampledMulti, AutoAndOneRankAgreeWithSort) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  gpu::Workspace workspace;
+  const std::size_t n = std::size_t{1} << 21;  // large enough for auto to choose sampled multiselection
+  const auto values = robustfit::data::make_distribution<float>(Distribution::normal, n, 5);
+  DeviceVector<float> device(values);
+  std::vector<float> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::size_t> ks(101);
+  for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 100;
+  std::vector<float> got(ks.size());
+  gpu::kth_smallest_many(device.get(), n, ks.data(), ks.size(), got.data(), Algorithm::automatic, workspace);
+  for (std::size_t i = 0; i < ks.size(); ++i) ASSERT_EQ(got[i], sorted[ks[i]]) << "auto k=" << ks[i];
+  for (const std::size_t k : {std::size_t{0}, n / 3, n - 1})
+    EXPECT_EQ(gpu::kth_smallest(device.get(), n, k, Algorithm::sampled_multi, workspace), sorted[k]) << k;
+}
+
+// A pointer one element past an aligned one: the passes read scalars, so any offset works.
+TEST(GpuSampledMulti, UnalignedInput) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  gpu::Workspace workspace;
+  const std::size_t n = 100003;
+  const auto values = robustfit::data::make_distribution<double>(Distribution::cauchy, n + 1, 8);
+  DeviceVector<double> device(values);
+  std::vector<double> sorted(values.begin() + 1, values.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::size_t> ks{0, 1, n / 2, n - 1, 12345};
+  std::vector<double> got(ks.size());
+  gpu::kth_smallest_many(device.get() + 1, n, ks.data(), ks.size(), got.data(), Algorithm::sampled_multi, workspace);
+  for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << ks[i];
+}
+
+template <class T>
+void expect_nan_rejected() {
+  gpu::Workspace workspace;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 20}) {
+    for (const T nan : {std::numeric_limits<T>::quiet_NaN(), -std::numeric_limits<T>::quiet_NaN()}) {
+      std::vector<T> values = robustfit::data::make_distribution<T>(Distribution::uniform, n, 9);
+      values[n / 2] = nan;
+      DeviceVector<T> device(values);
+      std::vector<std::size_t> ks{0, n / 2, n - 1};
+      std::vector<T> got(ks.size());
+      EXPECT_THROW(gpu::kth_smallest_many(device.get(), n, ks.data(), ks.size(), got.data(),
+                                          Algorithm::sampled_multi, workspace),
+                   std::invalid_argument)
+          << "n=" << n;
+      EXPECT_THROW(gpu::kth_smallest(device.get(), n, n / 2, Algorithm::sampled_multi, workspace),
+                   std::invalid_argument);
+    }
+  }
+}
+
+TEST(GpuSampledMulti, NanRejectedFloat) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_nan_rejected<float>();
+}
+
+TEST(GpuSampledMulti, NanRejectedDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_nan_rejected<double>();
+}
+
+}  // namespace
