@@ -46,7 +46,8 @@ Precision: --precision float runs the CUDA engine in single precision: residuals
 order statistics and the C-step h-subsets in float (faster); sums, Gram matrices, every solve
 and the final fit (raw fit, scale, reweighting) stay in double. A float residual is off by
 about 6e-8 (|y| + sum |x_j b_j|): LTS then differs from double only through rows that tie with
-the h-th smallest squared residual to that accuracy; LMS coefficients carry that error.
+the h-th smallest squared residual to that accuracy (rarely, those send the C-steps to another
+local optimum, better or worse); LMS candidates carry that error.
 float is an error with --backend cpu (the CPU backend computes in double), with --method ls,
 and where no GPU is usable.
 

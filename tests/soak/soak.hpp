@@ -127,7 +127,20 @@ struct Verdict {
   std::string message;   // on failure: what differed
   std::string refusal;   // when skipped: the CPU engine's error
   std::string detail;    // on failure: each engine's raw fit, to start the diagnosis from
+  bool float_path = false;  // float LTS ended at another local optimum (passed; counted apart)
 };
+
+// The LTS objective of raw coefficients b on the data, in double.
+inline double lts_objective(const Data& d, const Eigen::VectorXd& b, std::size_t h, bool intercept) {
+  Eigen::VectorXd r = d.y - d.X * (intercept ? Eigen::VectorXd(b.tail(d.X.cols())) : b);
+  if (intercept) r.array() -= b(0);
+  std::vector<double> squares(static_cast<std::size_t>(r.size()));
+  for (std::size_t i = 0; i < squares.size(); ++i) squares[i] = r(static_cast<Eigen::Index>(i)) * r(static_cast<Eigen::Index>(i));
+  std::sort(squares.begin(), squares.end());
+  double sum = 0;
+  for (std::size_t i = 0; i < h && i < squares.size(); ++i) sum += squares[i];
+  return sum;
+}
 
 // One engine's raw fit in full precision: what a failure report needs to be diagnosed.
 inline std::string describe_raw_fit(const char* engine, const regression::FitResult& f) {
@@ -248,15 +261,32 @@ inline Verdict check_regression(const Problem& p, bool cuda) {
     const bool single = p.precision == regression::Precision::single_precision;
     const double tolerance = single ? float_tolerance(p, d, *cpu) : 1e-9;
     if (!all_finite(*gpu)) why << "CUDA fit has a non-finite number; ";
-    if (gpu->exact_fit != cpu->exact_fit) why << "exact fit cpu " << cpu->exact_fit << " vs cuda " << gpu->exact_fit << "; ";
     // Both found a hyperplane through at least h rows (exact fit, scale 0): the objectives are
     // rounding noise (~1e-30 for data of unit size, found on the H200 soak), r/s is undefined and
     // with duplicated rows several hyperplanes may qualify; the agreeing flag is the check.
     // Objectives both below the rounding floor are the same case at any scale (seed 1969 of
-    // the soak: 15 rows at scale 1e150, objectives ~1e-28 of the data's square).
+    // the soak: 15 rows at scale 1e150, objectives ~1e-28 of the data's square; seed 2830: in
+    // float, the CPU's exact fit (6.7e-30) against 1.9e-13, float's noise on that data), and
+    // then the exact-fit flags may differ too.
     const double floor = rounding_floor(p, d, *cpu);
-    const bool both_exact = (cpu->exact_fit && gpu->exact_fit) || (cpu->objective <= floor && gpu->objective <= floor);
-    if (!both_exact && !(std::abs(gpu->objective - cpu->objective) <= tolerance * std::abs(cpu->objective)))
+    const bool below_floor = cpu->objective <= floor && gpu->objective <= floor;
+    if (gpu->exact_fit != cpu->exact_fit && !below_floor)
+      why << "exact fit cpu " << cpu->exact_fit << " vs cuda " << gpu->exact_fit << "; ";
+    const bool both_exact = (cpu->exact_fit && gpu->exact_fit) || below_floor;
+    const bool objectives_agree = both_exact || std::abs(gpu->objective - cpu->objective) <= tolerance * std::abs(cpu->objective);
+    // Float LTS can take another C-step path: rows that tie to float accuracy enter a different
+    // h-subset, and the steps from there may converge to another local optimum (better or
+    // worse: seeds 3018 and 4247, 2 of 318 float problems). That is float's documented limit,
+    // not an error, when the float fit is what it says: its objective is the sum of the h
+    // smallest squared residuals of its raw coefficients, in double. Counted apart.
+    if (!objectives_agree && single && p.method == regression::Method::lts && why.str().empty() &&
+        std::abs(lts_objective(d, gpu->raw_coefficients, gpu->h, p.intercept) - gpu->objective) <= 1e-9 * gpu->objective) {
+      v.float_path = true;
+      v.message = "float took another C-step path: objective cpu " + std::to_string(cpu->objective) + " vs cuda " +
+                  std::to_string(gpu->objective);
+      return v;
+    }
+    if (!objectives_agree)
       why << "objective cpu " << cpu->objective << " vs cuda " << gpu->objective << " (tolerance " << tolerance << " relative); ";
     // Outliers: identical in double; in float a row may differ only near the cutoff: float ties
     // can swap rows of the h-subset, which moves the coefficients (by 3e-3 relative at seed

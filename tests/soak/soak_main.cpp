@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
               cuda ? ("CPU against CUDA on " + robustfit::selection::cuda_device_description()).c_str()
                    : "CPU only (no CUDA device)");
   const auto start = std::chrono::steady_clock::now();
-  std::uint64_t regression_failed = 0, refused = 0, selection_failed = 0, floats = 0;
+  std::uint64_t regression_failed = 0, refused = 0, selection_failed = 0, floats = 0, float_paths = 0;
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::uint64_t done = 0;
   for (std::uint64_t i = 0; i < problems; ++i, ++done) {
@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     floats += problem.precision == robustfit::regression::Precision::single_precision;
     const auto verdict = robustfit::soak::check_regression(problem, cuda);
     refused += verdict.skipped;
+    float_paths += verdict.float_path;
+    if (verdict.float_path) std::printf("float path %s\n  %s\n", robustfit::soak::describe(problem).c_str(), verdict.message.c_str());
     if (verdict.skipped && verdict.passed)
       std::printf("refused %s\n  %s\n", robustfit::soak::describe(problem).c_str(), verdict.refusal.c_str());
     if (!verdict.passed) {
@@ -64,10 +66,10 @@ int main(int argc, char** argv) {
     if ((i + 1) % 100 == 0) std::fflush(stdout);
   }
   const double seconds = elapsed();
-  std::printf("soak: regression %llu problems, %llu failed, %llu refused by both engines (clear errors), %llu in float; "
-              "selection %llu arrays, %llu failed; %.1f s\n",
+  std::printf("soak: regression %llu problems, %llu failed, %llu refused by both engines (clear errors), %llu in float (%llu of them "
+              "ended at another local optimum than double); selection %llu arrays, %llu failed; %.1f s\n",
               static_cast<unsigned long long>(done), static_cast<unsigned long long>(regression_failed),
-              static_cast<unsigned long long>(refused), static_cast<unsigned long long>(cuda ? floats : 0),
+              static_cast<unsigned long long>(refused), static_cast<unsigned long long>(cuda ? floats : 0), static_cast<unsigned long long>(float_paths),
               static_cast<unsigned long long>(done), static_cast<unsigned long long>(selection_failed), seconds);
   if (done < problems)
     std::printf("soak: stopped after %.0f s (--seconds): seeds %llu to %llu ran; continue with --seed %llu\n", seconds,
