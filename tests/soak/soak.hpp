@@ -276,7 +276,7 @@ inline Verdict check_regression(const Problem& p, bool cuda) {
     const bool objectives_agree = both_exact || std::abs(gpu->objective - cpu->objective) <= tolerance * std::abs(cpu->objective);
     // Float LTS can take another C-step path: rows that tie to float accuracy enter a different
     // h-subset, and the steps from there may converge to another local optimum (better or
-    // worse: seeds 3018 and 4247, 2 of 318 float problems). That is float's documented limit,
+    // worse: seeds 3018 and 4247 among the first 318 float problems). That is float's documented limit,
     // not an error, when the float fit is what it says: its objective is the sum of the h
     // smallest squared residuals of its raw coefficients, in double. Counted apart.
     if (!objectives_agree && single && p.method == regression::Method::lts && why.str().empty() &&
