@@ -27,6 +27,7 @@
 #include "cuda_check.cuh"
 #include "launch_shape.cuh"
 #include "seed_common.cuh"
+#include "warp_scan.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -150,18 +151,6 @@ struct WarpChunk {
     return first;
   }
 };
-
-// Lane's exclusive offset among the warp's `count`s, and the warp's total.
-__device__ __forceinline__ unsigned warp_exclusive_sum(unsigned count, unsigned& total) {
-  const unsigned lane = threadIdx.x % 32;
-  unsigned inclusive = count;
-  for (unsigned d = 1; d < 32; d *= 2) {
-    const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += other;
-  }
-  total = __shfl_sync(0xffffffffu, inclusive, 31);
-  return inclusive - count;
-}
 
 // Step 2. The aligned middle of the input is read as 16-byte vectors in block-uniform steps of
 // kVectorsPerThread vectors per thread; each thread classifies its values into registers and

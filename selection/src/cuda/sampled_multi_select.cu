@@ -38,6 +38,7 @@
 #include "sampled_multi_buckets.hpp"
 #include "sampled_multi_select.cuh"
 #include "seed_common.cuh"
+#include "warp_scan.cuh"
 #include "sort_values.cuh"
 
 namespace robustfit::selection::cuda::detail {
@@ -209,18 +210,6 @@ __device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit)
     }
     visit(values, valid);
   }
-}
-
-// Lane's exclusive offset among the warp's `count`s, and the warp's total.
-__device__ __forceinline__ unsigned warp_exclusive_sum(unsigned count, unsigned& total) {
-  const unsigned lane = threadIdx.x % 32;
-  unsigned inclusive = count;
-  for (unsigned d = 1; d < 32; d *= 2) {
-    const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += other;
-  }
-  total = __shfl_sync(0xffffffffu, inclusive, 31);
-  return inclusive - count;
 }
 
 // Step 3: the counting read.
