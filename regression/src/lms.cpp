@@ -1,7 +1,7 @@
 // Least Median of Squares (more generally: least h-th smallest squared residual) over random
 // or all elemental subsets, with the intercept of each candidate adjusted exactly, as
-// MASS::lqs(method = "lms") does; then the best ten are refined by Chebyshev steps
-// (lms_refine.hpp). Written once over the Engine interface.
+// MASS::lqs(method = "lms") does; then the best ten (default search: 20, with LS steps) are
+// refined by Chebyshev steps (lms_refine.hpp). Written once over the Engine interface.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -26,11 +26,14 @@ constexpr std::size_t kBatch = 4096;       // candidates evaluated per engine ca
 constexpr std::size_t kRefined = 10;       // best candidates refined by Chebyshev steps
 constexpr int kMaxChebyshevSteps = 20;
 
-// The default search (no subsets given) also refines more candidates, and takes the
-// deterministic starts among them (docs/SEARCH.md; chosen on bench/search_quality).
-// Above kLargeN the refinement's host passes over the data dominate: back to ten, as LTS's
-// default plan goes back to 20 finalists there (the suite's LMS cases stop at n = 5000).
-constexpr std::size_t kDefaultRefined = 50;
+// The default search (no subsets given) takes the deterministic starts among the candidates
+// and, up to kLargeN rows, refines 20 of them with LS (C-step) proposals before the Chebyshev
+// steps (lms_refine.hpp; docs/SEARCH.md; chosen on bench/search_quality: every fit of the
+// suite below MASS::lqs, where 50 candidates with Chebyshev steps alone ended up to 11.8 %
+// above it, in less time). Above kLargeN the refinement's host passes over the data (and the
+// QR of h rows per LS step) dominate: ten candidates, Chebyshev steps only, as LTS's default
+// plan goes back to 20 finalists there (the suite's LMS cases stop at n = 5000).
+constexpr std::size_t kDefaultRefined = 20;
 constexpr std::size_t kLargeN = 20000;
 
 std::size_t default_lms_subsets(std::size_t p) { return std::min<std::size_t>(500 * p, 3000); }
@@ -92,14 +95,15 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   }
   result.timings.objectives_s = watch.lap();
   // Chebyshev steps on the best few (monotone: a candidate only ever improves).
-  const std::vector<std::size_t> order = detail::best_indices(objectives, options.subsets || n > kLargeN ? kRefined : kDefaultRefined);
+  const bool concentrate = !options.subsets && n <= kLargeN;
+  const std::vector<std::size_t> order = detail::best_indices(objectives, concentrate ? kDefaultRefined : kRefined);
   Eigen::MatrixXd finalists(candidates.betas.rows(), static_cast<Eigen::Index>(order.size()));
   std::vector<double> finalist_objectives;
   for (std::size_t i = 0; i < order.size(); ++i) {
     finalists.col(static_cast<Eigen::Index>(i)) = candidates.betas.col(static_cast<Eigen::Index>(order[i]));
     finalist_objectives.push_back(objectives[order[i]]);
   }
-  detail::refine_lms(data, h, kMaxChebyshevSteps, finalists, finalist_objectives);
+  detail::refine_lms(data, h, kMaxChebyshevSteps, concentrate, finalists, finalist_objectives);
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();

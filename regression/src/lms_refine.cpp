@@ -75,6 +75,20 @@ Eigen::VectorXd chebyshev_step(const ModelData& data, const Eigen::VectorXd& bet
   return chebyshev_fit(A, b, beta);
 }
 
+// The LS fit on H, the h rows of smallest |r| (ties: the first rows); nullopt if H is rank
+// deficient.
+std::optional<Eigen::VectorXd> ls_on_h_subset(const ModelData& data, const Eigen::VectorXd& residuals, std::size_t h) {
+  std::vector<double> magnitude(static_cast<std::size_t>(residuals.size()));
+  for (std::size_t i = 0; i < magnitude.size(); ++i) magnitude[i] = std::abs(residuals(static_cast<Eigen::Index>(i)));
+  std::vector<double> scratch = magnitude;
+  const double bound = selection::kth_smallest_inplace<double>(scratch, h - 1);
+  std::vector<std::size_t> rows;
+  rows.reserve(h);
+  for (std::size_t i = 0; i < magnitude.size() && rows.size() < h; ++i)
+    if (magnitude[i] <= bound) rows.push_back(i);
+  return ls_on_rows(data.X, data.y, rows);
+}
+
 // The LMS objective of beta (the h-th smallest squared residual; with an intercept, the
 // intercept first set to its exact best value, as the engines do) when it is below `bound`,
 // else nullopt. On success beta's intercept is updated and `residuals` holds its residuals.
@@ -109,7 +123,7 @@ double host_objective(const ModelData& data, Eigen::VectorXd& beta, std::size_t 
 
 }  // namespace
 
-void refine_lms(const ModelData& data, std::size_t h, int max_steps, Eigen::MatrixXd& betas,
+void refine_lms(const ModelData& data, std::size_t h, int max_steps, bool concentrate, Eigen::MatrixXd& betas,
                 std::vector<double>& objectives) {
   common::parallel_for(objectives.size(), [&](unsigned, std::size_t j) {
     const auto col = static_cast<Eigen::Index>(j);
@@ -117,8 +131,18 @@ void refine_lms(const ModelData& data, std::size_t h, int max_steps, Eigen::Matr
     double objective = host_objective(data, beta, h, objectives[j], residuals);
     Eigen::VectorXd proposal, proposed_residuals(data.y.size());
     for (int step = 0; step < max_steps && objective > 0; ++step) {
-      proposal = chebyshev_step(data, beta, residuals, h);
-      const auto proposed = objective_below(data, proposal, h, objective * (1 - 1e-12), proposed_residuals);
+      const double bound = objective * (1 - 1e-12);
+      std::optional<double> proposed;
+      if (concentrate) {
+        if (auto ls = ls_on_h_subset(data, residuals, h)) {
+          proposal = std::move(*ls);
+          proposed = objective_below(data, proposal, h, bound, proposed_residuals);
+        }
+      }
+      if (!proposed) {
+        proposal = chebyshev_step(data, beta, residuals, h);
+        proposed = objective_below(data, proposal, h, bound, proposed_residuals);
+      }
       if (!proposed) break;  // no decrease: this candidate is done
       beta = proposal;
       objective = *proposed;

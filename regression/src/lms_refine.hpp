@@ -6,6 +6,11 @@
 // re-adjusted exactly and the objective evaluated on all the data, and the step is accepted
 // only if it decreases: a candidate never gets worse.
 //
+// With `concentrate` (the default search below kLargeN rows, lms.cpp), each step first tries
+// the LS fit on H (LTS's C-step, cheap: one QR of h x p) under the same acceptance test, and
+// takes a Chebyshev step only when that does not decrease the objective. The LS steps move a
+// candidate across the basins that the Chebyshev steps alone stop in (bench/search_quality).
+//
 // Everything here runs on the host in double, whatever the engine: the steps are a chaotic
 // map (discrete working sets, acceptance tests), so residuals that differ by rounding (a GPU
 // GEMM against Eigen) could end two backends in different local optima. The engine's only
@@ -21,7 +26,7 @@ namespace robustfit::regression::detail {
 
 // Refines every column of `betas` (whose objectives, as an engine found them, are
 // `objectives`) independently, up to max_steps accepted steps each; both are updated in place.
-void refine_lms(const ModelData& data, std::size_t h, int max_steps, Eigen::MatrixXd& betas,
+void refine_lms(const ModelData& data, std::size_t h, int max_steps, bool concentrate, Eigen::MatrixXd& betas,
                 std::vector<double>& objectives);
 
 }  // namespace robustfit::regression::detail
