@@ -94,7 +94,8 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     progress.report("objectives", 0.1 + 0.7 * static_cast<double>(begin + static_cast<std::size_t>(count)) / static_cast<double>(m));
   }
   result.timings.objectives_s = watch.lap();
-  // Chebyshev steps on the best few (monotone: a candidate only ever improves).
+  // Chebyshev steps (default search below kLargeN: LS steps first) on the best few (monotone:
+  // a candidate only ever improves).
   const bool concentrate = !options.subsets && n <= kLargeN;
   const std::vector<std::size_t> order = detail::best_indices(objectives, concentrate ? kDefaultRefined : kRefined);
   Eigen::MatrixXd finalists(candidates.betas.rows(), static_cast<Eigen::Index>(order.size()));
