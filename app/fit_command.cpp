@@ -37,8 +37,8 @@ MASS::lqs(method = "lms").
   LMS  minimises the h-th smallest squared residual, h = floor((n+1)/2); all elemental
        subsets when there are at most 5000, else min(500 p, 3000) random ones; the intercept
        of each candidate is adjusted exactly; by default the deterministic starts join them and
-       the 50 best (10 above n = 20000) are refined by Chebyshev steps on the host (--subsets N:
-       N subsets, the ten best);
+       the 20 best (10 above n = 20000) are refined on the host by LS steps on the h-subset,
+       Chebyshev steps as fallback (--subsets N: N subsets, the ten best, Chebyshev steps);
        Rousseeuw & Leroy's scale and reweighting (cutoff 2.5).
   LS   ordinary least squares (no outliers flagged).
 
