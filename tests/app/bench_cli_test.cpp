@@ -20,8 +20,6 @@ std::string slurp(const std::filesystem::path& path) {
   return ss.str();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::pair<unsigned, unsigned> png_size(const std::string& bytes) {
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   const auto word = [&](std::size_t at) {

@@ -36,8 +36,6 @@ bool listed(const std::string& list, const std::string& name) {
 }
 const std::string& cuda_list(Use use) { return use == Use::batched ? kCudaBatchedList : kCudaOneVectorList; }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::string stackloss() { return dataset_path("stackloss.csv").string(); }
 
 bool gpu_usable() {

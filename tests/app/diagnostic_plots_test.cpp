@@ -21,8 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

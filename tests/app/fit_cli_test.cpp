@@ -13,8 +13,6 @@ namespace {
 
 std::string stackloss() { return dataset_path("stackloss.csv").string(); }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // Expects a failure with `code` and an error line containing every part.
 void expect_error(const CliRun& run, int code, const std::vector<std::string>& parts) {
   EXPECT_EQ(run.exit_code, code) << run.err;

@@ -20,8 +20,6 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 void expect_error(const CliRun& run, int code, const std::string& part) {
   EXPECT_EQ(run.exit_code, code) << run.err;
   EXPECT_EQ(run.err.rfind("robust-fit: error: ", 0), 0u) << run.err;

@@ -9,8 +9,6 @@
 namespace robustfit::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // x: 0 1 3 6 ; y: 10 20 40 80 ; labels a b b a
 const std::string kTrain = "x,y,label\n0,10,a\n1,20,b\n3,40,b\n6,80,a\n";
 

@@ -12,8 +12,6 @@
 namespace robustfit::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 nlohmann::json fixture(const std::string& name) {
   std::ifstream in(fixture_path(name));
   return nlohmann::json::parse(in);

@@ -15,8 +15,6 @@ namespace {
 
 std::string stackloss() { return dataset_path("stackloss.csv").string(); }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 const std::string kOverflow = "99999999999999999999999";
 
 // `prefix` is the subcommand with what it needs besides the option under test.

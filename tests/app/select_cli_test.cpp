@@ -11,8 +11,6 @@
 namespace robustfit::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 struct Column {
   std::string path;
   std::vector<double> sorted;

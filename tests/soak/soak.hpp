@@ -171,25 +171,23 @@ inline void write_csv(const Problem& p, std::ostream& out) {
 }
 
 inline regression::FitResult fit(const Problem& p, const Data& d, regression::Backend backend) {
-  const bool cuda = backend == regression::Backend::cuda;
-  if (p.method == regression::Method::lms) {
-    regression::LmsOptions o;
+  // The options both estimators share, set once.
+  const auto common = [&](auto& o) {
     o.h = p.h;
     o.intercept = p.intercept;
     o.subsets = p.subsets;
     o.seed = p.seed;
     o.backend = backend;
-    if (cuda) o.selection = p.algorithm, o.precision = p.precision;
+    if (backend == regression::Backend::cuda) o.selection = p.algorithm, o.precision = p.precision;
+  };
+  if (p.method == regression::Method::lms) {
+    regression::LmsOptions o;
+    common(o);
     return regression::fit_lms(d.X, d.y, o);
   }
   regression::LtsOptions o;
   if (p.alpha) o.alpha = *p.alpha;
-  o.h = p.h;
-  o.intercept = p.intercept;
-  o.subsets = p.subsets;
-  o.seed = p.seed;
-  o.backend = backend;
-  if (cuda) o.selection = p.algorithm, o.precision = p.precision;
+  common(o);
   return regression::fit_lts(d.X, d.y, o);
 }
 
@@ -199,14 +197,17 @@ inline bool all_finite(const regression::FitResult& f) {
          f.residuals.allFinite() && f.standardized_residuals.allFinite();
 }
 
+// max_i (|y_i| + sum_j |x_ij b_j|) + |b0|: the size of the terms a residual of b is computed from.
+inline double largest_term(const Problem& p, const Data& d, const Eigen::VectorXd& b) {
+  const Eigen::VectorXd slopes = p.intercept ? Eigen::VectorXd(b.tail(d.X.cols())) : b;
+  return (d.y.cwiseAbs() + d.X.cwiseAbs() * slopes.cwiseAbs()).maxCoeff() + (p.intercept ? std::abs(b(0)) : 0.0);
+}
+
 // The README's float bound (cuda_engine_test.cpp states the same): LTS objective within 1e-5
 // relative; LMS within 1e-5 + 8 e / s, e = 2^-24 max_i (|y_i| + sum_j |x_ij b_j|) + |b0|.
 inline double float_tolerance(const Problem& p, const Data& d, const regression::FitResult& dbl) {
   if (p.method == regression::Method::lts) return 1e-5;
-  const Eigen::VectorXd& b = dbl.raw_coefficients;
-  const Eigen::VectorXd slopes = p.intercept ? Eigen::VectorXd(b.tail(d.X.cols())) : b;
-  const double size = (d.y.cwiseAbs() + d.X.cwiseAbs() * slopes.cwiseAbs()).maxCoeff() + (p.intercept ? std::abs(b(0)) : 0.0);
-  return 1e-5 + 8 * std::ldexp(size, -24) / std::sqrt(dbl.objective);
+  return 1e-5 + 8 * std::ldexp(largest_term(p, d, dbl.raw_coefficients), -24) / std::sqrt(dbl.objective);
 }
 
 // The objective's rounding floor in double: a residual carries an error of a few ulps of the
@@ -215,9 +216,7 @@ inline double float_tolerance(const Problem& p, const Data& d, const regression:
 // an exact fit that robustbase's absolute 1e-7 rule does not call one at large scales.
 // In float the residuals carry 8 float ulps (the README's float bound), so the floor is that.
 inline double rounding_floor(const Problem& p, const Data& d, const regression::FitResult& fit) {
-  const Eigen::VectorXd& b = fit.raw_coefficients;
-  const Eigen::VectorXd slopes = p.intercept ? Eigen::VectorXd(b.tail(d.X.cols())) : b;
-  const double size = (d.y.cwiseAbs() + d.X.cwiseAbs() * slopes.cwiseAbs()).maxCoeff() + (p.intercept ? std::abs(b(0)) : 0.0);
+  const double size = largest_term(p, d, fit.raw_coefficients);
   const bool single = p.precision == regression::Precision::single_precision;
   const double unit = (single ? 8 * std::ldexp(1.0, -24) : 64 * std::numeric_limits<double>::epsilon()) * size;
   return (p.method == regression::Method::lts ? static_cast<double>(fit.h) : 1.0) * unit * unit;

@@ -20,13 +20,16 @@ inline unsigned worker_count(std::size_t tasks) {
   return static_cast<unsigned>(std::min<std::size_t>(hw, std::max<std::size_t>(tasks, 1)));
 }
 
-// Calls body(worker, index) for index in [0, count); `worker` < worker_count(count), so
-// callers can keep one scratch buffer per worker. Rethrows the first worker's exception.
-template <class Body>
-void parallel_for(std::size_t count, Body&& body) {
+namespace detail {
+
+// Runs loop(worker, workers) on worker_count(count) threads (inline when that is one) and
+// rethrows the first worker's exception; stop() runs in a worker that threw, to end the others
+// early where the loop allows it.
+template <class Loop, class Stop>
+void run_workers(std::size_t count, Loop&& loop, Stop&& stop) {
   const unsigned workers = worker_count(count);
   if (workers <= 1) {
-    for (std::size_t i = 0; i < count; ++i) body(0u, i);
+    loop(0u, 1u);
     return;
   }
   std::vector<std::exception_ptr> errors(workers);
@@ -35,9 +38,10 @@ void parallel_for(std::size_t count, Body&& body) {
   for (unsigned w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
       try {
-        for (std::size_t i = w; i < count; i += workers) body(w, i);
+        loop(w, workers);
       } catch (...) {
         errors[w] = std::current_exception();
+        stop();
       }
     });
   }
@@ -46,33 +50,32 @@ void parallel_for(std::size_t count, Body&& body) {
     if (e) std::rethrow_exception(e);
 }
 
+}  // namespace detail
+
+// Calls body(worker, index) for index in [0, count); `worker` < worker_count(count), so
+// callers can keep one scratch buffer per worker. Rethrows the first worker's exception.
+template <class Body>
+void parallel_for(std::size_t count, Body&& body) {
+  detail::run_workers(
+      count,
+      [&](unsigned w, unsigned workers) {
+        for (std::size_t i = w; i < count; i += workers) body(w, i);
+      },
+      [] {});
+}
+
 // The same contract with indices handed out one at a time: for tasks of uneven cost (kNN
 // query groups) or cores of uneven speed. Each index still writes only its own outputs, so
 // results do not depend on the schedule.
 template <class Body>
 void parallel_for_dynamic(std::size_t count, Body&& body) {
-  const unsigned workers = worker_count(count);
-  if (workers <= 1) {
-    for (std::size_t i = 0; i < count; ++i) body(0u, i);
-    return;
-  }
   std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(workers);
-  std::vector<std::thread> threads;
-  threads.reserve(workers);
-  for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&, w] {
-      try {
+  detail::run_workers(
+      count,
+      [&](unsigned w, unsigned) {
         for (std::size_t i; (i = next.fetch_add(1)) < count;) body(w, i);
-      } catch (...) {
-        errors[w] = std::current_exception();
-        next = count;  // the others stop at their next index
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+      },
+      [&] { next = count; });  // the others stop at their next index
 }
 
 // Fixed row chunks for passes over all n rows: at least kMinChunkRows rows each and at most
