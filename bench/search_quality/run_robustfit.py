@@ -3,7 +3,7 @@
 at the given seeds and writes file,method,seed,seconds,search_seconds,objective as CSV.
 
 Usage: run_robustfit.py SUITEDIR ROBUST_FIT OUT.csv [--seeds 0,1,2] [--methods lts,lms] [--max-n N]
-                        [-- extra fit arguments]
+                        [--backend cpu|cuda|auto] [-- extra fit arguments]
 seconds is the fit's own total (timings_s.total: search, finish, MCD; not the CSV read);
 search_seconds is the subsets + C-steps (LTS) or subsets + objectives + C-steps (LMS) part."""
 import csv
@@ -23,7 +23,11 @@ def main():
         i = args.index("--seeds")
         seeds = [int(s) for s in args[i + 1].split(",")]
         del args[i:i + 2]
-    methods_wanted, max_n = {"lts", "lms"}, float("inf")
+    methods_wanted, max_n, backend = {"lts", "lms"}, float("inf"), "cpu"
+    if "--backend" in args:
+        i = args.index("--backend")
+        backend = args[i + 1]
+        del args[i:i + 2]
     if "--methods" in args:
         i = args.index("--methods")
         methods_wanted = set(args[i + 1].split(","))
@@ -45,7 +49,7 @@ def main():
             for method in methods:
                 for seed in seeds:
                     cmd = [binary, "fit", f"{suite}/{row['file']}", "-y", "y", "--method", method,
-                           "--backend", "cpu", "--seed", str(seed), "-o", "json", *extra]
+                           "--backend", backend, "--seed", str(seed), "-o", "json", *extra]
                     j = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
                     t = j["timings_s"]
                     search = sum(t[k] or 0 for k in ("subsets", "objectives", "csteps"))
