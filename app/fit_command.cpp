@@ -1,4 +1,5 @@
 // robust-fit fit: LTS (default), LMS or LS on a CSV file.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -34,9 +35,10 @@ MASS::lqs(method = "lms").
        rows); plus six deterministic starts (LS on robustly central rows, as DetLTS).
        --subsets N: robustbase's search instead (N random subsets, its nsamp; the 20 best,
        robustbase: 10). --subsets all: every elemental subset, 2 C-steps each, the 20 best
-       distinct ones to convergence (robustbase's nsamp = "exact"; any n). h = floor((n+p+1)/2) for alpha = 0.5;
-       consistency-corrected raw scale; one reweighting step with 0/1 weights
-       |r/s| <= qnorm(0.9875); outliers are the rows with weight 0.
+       distinct ones to convergence (robustbase's nsamp = "exact"; any n; C(n, p) <= 1e8).
+       h = floor((n+p+1)/2) for alpha = 0.5; consistency-corrected raw scale; one
+       reweighting step with 0/1 weights |r/s| <= qnorm(0.9875); outliers are the rows with
+       weight 0.
   LMS  minimises the h-th smallest squared residual, h = floor((n+1)/2); all elemental
        subsets when there are at most 5000, else min(500 p, 3000) random ones; the intercept
        of each candidate is adjusted exactly; by default the deterministic starts join them and
@@ -92,6 +94,17 @@ po::options_description fit_options(FitArguments& a) {
   return options;
 }
 
+// --subsets N or all. regression::all_subsets (the largest size_t) stands for all: a count that
+// large is read as one less, the same for every purpose.
+std::size_t parse_subsets(const std::string& text) {
+  if (text == "all") return regression::all_subsets;
+  try {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(parse_integer("subsets", text, 1), regression::all_subsets - 1));
+  } catch (const UsageError& e) {
+    throw UsageError(std::string(e.what()) + " or all (every elemental subset)");
+  }
+}
+
 regression::FitResult fit(const data::Design& design, const FitArguments& a, regression::Method method,
                           regression::Backend backend, selection::Algorithm selection, regression::Precision precision,
                           const regression::ProgressCallback& progress) {
@@ -142,9 +155,7 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   if (a.response.empty()) throw UsageError("fit: --response is required (the name of the response column)");
   a.alpha = parse_number("alpha", a.alpha_text, 0.5, 1);
   if (vm.count("h")) a.h = parse_integer("h", a.h_text, 1);
-  if (vm.count("subsets"))
-    a.subsets = a.subsets_text == "all" ? regression::all_subsets
-                                         : parse_integer("subsets", a.subsets_text, 1, regression::all_subsets - 1);
+  if (vm.count("subsets")) a.subsets = parse_subsets(a.subsets_text);
   a.seed = parse_integer("seed", a.seed_text);
   const auto method = parse_or_usage<regression::Method>("method", a.method, regression::parse_method);
   const auto precision = parse_or_usage<regression::Precision>("precision", a.precision, regression::parse_precision);
