@@ -4,11 +4,11 @@
 // MASS::lqs(method = "lms") does; then the best ten (default search: 20, with LS steps) are
 // refined by Chebyshev steps (lms_refine.hpp). Written once over the Engine interface.
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "best_candidates.hpp"
-#include "c_steps.hpp"
 #include "elemental_stream.hpp"
 #include "design_matrix.hpp"
 #include "deterministic_starts.hpp"
