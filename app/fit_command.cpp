@@ -1,6 +1,9 @@
 // robust-fit fit: LTS (default), LMS or LS on a CSV file.
+#include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "backend_choice.hpp"
 #include "cli_error.hpp"
@@ -31,14 +34,17 @@ MASS::lqs(method = "lms").
        n >= 600 (100 kept per subsample, the best 50 - 20 above n = 20000 - iterated on all
        rows); plus six deterministic starts (LS on robustly central rows, as DetLTS).
        --subsets N: robustbase's search instead (N random subsets, its nsamp; the 20 best,
-       robustbase: 10). h = floor((n+p+1)/2) for alpha = 0.5;
-       consistency-corrected raw scale; one reweighting step with 0/1 weights
-       |r/s| <= qnorm(0.9875); outliers are the rows with weight 0.
+       robustbase: 10). --subsets all: every elemental subset, 2 C-steps each, the 20 best
+       distinct ones to convergence (robustbase's nsamp = "exact"; any n; C(n, p) <= 1e8).
+       h = floor((n+p+1)/2) for alpha = 0.5; consistency-corrected raw scale; one
+       reweighting step with 0/1 weights |r/s| <= qnorm(0.9875); outliers are the rows with
+       weight 0.
   LMS  minimises the h-th smallest squared residual, h = floor((n+1)/2); all elemental
        subsets when there are at most 5000, else min(500 p, 3000) random ones; the intercept
        of each candidate is adjusted exactly; by default the deterministic starts join them and
        the 20 best (10 above n = 20000) are refined on the host by LS steps on the h-subset,
-       Chebyshev steps as fallback (--subsets N: N subsets, the ten best, Chebyshev steps);
+       Chebyshev steps as fallback (--subsets N: N subsets, the ten best, Chebyshev steps;
+       --subsets all: every subset, as MASS's nsamp = "exact", the ten best, Chebyshev steps);
        Rousseeuw & Leroy's scale and reweighting (cutoff 2.5).
   LS   ordinary least squares (no outliers flagged).
 
@@ -72,7 +78,7 @@ po::options_description fit_options(FitArguments& a) {
     ("method,m", po::value(&a.method)->default_value("lts"), "lts | lms | ls")
     ("alpha", po::value(&a.alpha_text)->default_value("0.5"), "LTS: fraction of the data the fit covers, in [0.5, 1]; h = h.alpha.n(alpha, n, p)")
     ("h", po::value(&a.h_text), "coverage h >= 1: the number of smallest squared residuals the criterion uses (overrides --alpha)")
-    ("subsets", po::value(&a.subsets_text), "number of random elemental subsets, >= 1: robustbase's / MASS's search with nsamp = N (default: robust-fit's search, see above)")
+    ("subsets", po::value(&a.subsets_text), "number of random elemental subsets, >= 1: robustbase's / MASS's search with nsamp = N; or all: every one of the C(n, p) subsets (nsamp = \"exact\"; at most 1e8) (default: robust-fit's search, see above)")
     ("seed", po::value(&a.seed_text)->default_value("0"), "seed of the subset draws, an integer >= 0; the same seed gives the same fit")
     ("no-intercept", po::bool_switch(&a.no_intercept), "fit without the constant term")
     ("no-mcd", po::bool_switch(&a.no_mcd), "LTS: skip the robust distances of the predictors (FAST-MCD, as ltsReg(mcd = TRUE))")
@@ -86,6 +92,17 @@ po::options_description fit_options(FitArguments& a) {
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)")
     ("quiet,q", po::bool_switch(&a.quiet), "no progress line on stderr (shown only in a terminal, for fits longer than a second)");
   return options;
+}
+
+// --subsets N or all. regression::all_subsets (the largest size_t) stands for all: a count that
+// large is read as one less, the same for every purpose.
+std::size_t parse_subsets(const std::string& text) {
+  if (text == "all") return regression::all_subsets;
+  try {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(parse_integer("subsets", text, 1), regression::all_subsets - 1));
+  } catch (const UsageError& e) {
+    throw UsageError(std::string(e.what()) + " or all (every elemental subset)");
+  }
 }
 
 regression::FitResult fit(const data::Design& design, const FitArguments& a, regression::Method method,
@@ -138,7 +155,7 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   if (a.response.empty()) throw UsageError("fit: --response is required (the name of the response column)");
   a.alpha = parse_number("alpha", a.alpha_text, 0.5, 1);
   if (vm.count("h")) a.h = parse_integer("h", a.h_text, 1);
-  if (vm.count("subsets")) a.subsets = parse_integer("subsets", a.subsets_text, 1);
+  if (vm.count("subsets")) a.subsets = parse_subsets(a.subsets_text);
   a.seed = parse_integer("seed", a.seed_text);
   const auto method = parse_or_usage<regression::Method>("method", a.method, regression::parse_method);
   const auto precision = parse_or_usage<regression::Precision>("precision", a.precision, regression::parse_precision);
@@ -175,6 +192,20 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
     regression::check_design(design.X, design.y, !a.no_intercept, design.predictors);
   } catch (const std::invalid_argument& e) {
     throw data::DataError(a.data_file + ": " + e.what());
+  }
+
+  if (a.subsets == regression::all_subsets && method != regression::Method::ls) {
+    // Refused before the fit, as a command-line problem (exit 2); the library says the same.
+    const std::size_t n = static_cast<std::size_t>(design.X.rows());
+    const std::size_t p = static_cast<std::size_t>(design.X.cols()) + (a.no_intercept ? 0 : 1);
+    const double count = regression::elemental_subset_count(n, p);
+    if (count > regression::max_all_subsets) {
+      std::ostringstream text;
+      text << "--subsets all: C(n, p) = C(" << n << ", " << p << ") = " << std::setprecision(4) << count
+           << " elemental subsets, more than the limit of " << regression::max_all_subsets
+           << "; give a number of random subsets instead (--subsets N)";
+      throw UsageError(text.str());
+    }
   }
 
   std::optional<ProgressLine> progress;

@@ -17,20 +17,28 @@ def _optional_count(value, what, minimum=1):
     return None if value is None else _arrays.count(value, what, minimum)
 
 
+def _subsets(value):
+    """None, a count >= 1, or "all" (every elemental subset: the library's all_subsets)."""
+    if isinstance(value, str) and value == "all":
+        return _robustfit.all_subsets
+    return _optional_count(value, "subsets")
+
+
 def fit_lts(X, y, alpha=0.5, subsets=None, seed=0, backend="auto", precision="double", intercept=True,
             h=None, names=None):
     """Least Trimmed Squares (FAST-LTS as robustbase::ltsReg), reweighted.
 
     X: n x q predictors (no column of ones), y: n responses. alpha in [0.5, 1] sets the coverage
     h = h.alpha.n(alpha, n, p); h, when given, overrides it. subsets: None for robust-fit's
-    default search (docs/SEARCH.md), or N for robustbase's (N random elemental subsets, its nsamp);
+    default search (docs/SEARCH.md), N for robustbase's (N random elemental subsets, its nsamp), or
+    "all" for every elemental subset (robustbase's nsamp = "exact"; at most 1e8 of them);
     seed: the same seed gives the same fit. backend: "auto" | "cpu" | "cuda"; precision:
     "double" | "float" (CUDA only). names: predictor names (default x1..xq).
     Raises ValueError for bad input (NaN, n <= p, collinear predictors, unknown backend).
     """
     X, y, names = _prepare(X, y, names)
     return FitResult(_robustfit.fit_lts(X, y, alpha=float(alpha), h=_optional_count(h, "h"),
-                                        subsets=_optional_count(subsets, "subsets"),
+                                        subsets=_subsets(subsets),
                                         seed=_arrays.count(seed, "seed", 0), backend=str(backend),
                                         precision=str(precision), intercept=bool(intercept), names=names))
 
@@ -39,10 +47,10 @@ def fit_lms(X, y, subsets=None, seed=0, backend="auto", precision="double", inte
     """Least Median of Squares (as MASS::lqs, with Chebyshev refinement), reweighted.
 
     subsets: None for the default (all C(n, p) subsets when <= 5000, else min(500 p, 3000)
-    random ones); h defaults to floor((n + 1) / 2). Other arguments as fit_lts.
+    random ones), N random ones, or "all" (MASS's nsamp = "exact"); h defaults to floor((n + 1) / 2). Other arguments as fit_lts.
     """
     X, y, names = _prepare(X, y, names)
-    return FitResult(_robustfit.fit_lms(X, y, h=_optional_count(h, "h"), subsets=_optional_count(subsets, "subsets"),
+    return FitResult(_robustfit.fit_lms(X, y, h=_optional_count(h, "h"), subsets=_subsets(subsets),
                                         seed=_arrays.count(seed, "seed", 0), backend=str(backend),
                                         precision=str(precision), intercept=bool(intercept), names=names))
 

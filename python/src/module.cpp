@@ -59,6 +59,7 @@ PYBIND11_MODULE(_robustfit, m) {
       PyErr_SetString(PyExc_RuntimeError, out_of_memory.what());
     }
   });
+  m.attr("all_subsets") = regression::all_subsets;  // subsets="all" (_fits.py)
   m.def("fit_lts",
         [](regression::MatrixRef X, regression::VectorRef y, double alpha, std::optional<std::size_t> h,
            std::optional<std::size_t> subsets, std::uint64_t seed, std::string backend, std::string precision, bool intercept,

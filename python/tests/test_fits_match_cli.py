@@ -17,6 +17,8 @@ CASES = [
     ("lts", {"intercept": False}, ["--no-intercept"]),
     ("lms", {}, []),
     ("lms", {"subsets": 300, "seed": 3}, ["--subsets", "300", "--seed", "3"]),
+    ("lts", {"subsets": "all"}, ["--subsets", "all"]),  # every elemental subset (nsamp = "exact")
+    ("lms", {"subsets": "all"}, ["--subsets", "all"]),
     ("ls", {}, []),
     ("ls", {"intercept": False}, ["--no-intercept"]),
 ]

@@ -26,7 +26,9 @@
 #include <numeric>
 #include <vector>
 
+#include "best_candidates.hpp"
 #include "c_steps.hpp"
+#include "elemental_stream.hpp"
 #include "engine.hpp"
 #include "progress.hpp"
 #include "robustfit/regression/fit_result.hpp"
@@ -191,6 +193,29 @@ Eigen::MatrixXd starts_on_subsamples(Steps& s, Engine& engine, Random& random, s
 
 }  // namespace concentration
 
+namespace concentration {
+
+// The finalists (best first) and `extra` to convergence; the best of them is the outcome.
+template <class Steps>
+void converge_finalists(Steps& s, Engine& engine, std::size_t h, Eigen::MatrixXd finalists, const SearchPlan& plan,
+                        SearchOutcome& out, PhaseTimings& timings, Progress& progress, const Eigen::MatrixXd& extra) {
+  Stopwatch watch;
+  if (engine.rows() > plan.final_keep_above && static_cast<std::size_t>(finalists.cols()) > plan.final_keep)
+    finalists = Eigen::MatrixXd(finalists.leftCols(static_cast<Eigen::Index>(plan.final_keep)));
+  if (extra.cols() > 0) {
+    finalists.conservativeResize(Eigen::NoChange, finalists.cols() + extra.cols());
+    finalists.rightCols(extra.cols()) = extra;
+  }
+  const std::vector<double> objectives = concentrate_to_convergence(s, engine, finalists, h, plan.max_steps, &progress);
+  timings.csteps_s += watch.lap();
+  // The first of equal objectives: the better-ranked finalist.
+  const auto best = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();
+  out.best = finalists.col(best);
+  out.objective = objectives[static_cast<std::size_t>(best)];
+}
+
+}  // namespace concentration
+
 // The whole search: starts (nested for n >= 2 * subsample_size), finalists to convergence.
 // `extra_finalists` (columns of candidates, e.g. deterministic starts) join the finalists on the
 // full data; they take no finalist's place and draw nothing from the random stream.
@@ -204,19 +229,33 @@ SearchOutcome concentration_search(Steps& s, Engine& engine, std::size_t h, std:
       engine.rows() < 2 * plan.subsample_size
           ? concentration::starts_on_full_data(s, engine, random, h, subsets, plan, out, timings, progress)
           : concentration::starts_on_subsamples(s, engine, random, h, subsets, plan, out, timings, progress);
-  Stopwatch watch;
-  // Finalists come best first (best_columns).
-  if (engine.rows() > plan.final_keep_above && static_cast<std::size_t>(finalists.cols()) > plan.final_keep)
-    finalists = Eigen::MatrixXd(finalists.leftCols(static_cast<Eigen::Index>(plan.final_keep)));
-  if (extra_finalists.cols() > 0) {
-    finalists.conservativeResize(Eigen::NoChange, finalists.cols() + extra_finalists.cols());
-    finalists.rightCols(extra_finalists.cols()) = extra_finalists;
-  }
-  const std::vector<double> objectives = concentrate_to_convergence(s, engine, finalists, h, plan.max_steps, &progress);
-  timings.csteps_s += watch.lap();
-  const auto best = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();
-  out.best = finalists.col(best);
-  out.objective = objectives[static_cast<std::size_t>(best)];
+  concentration::converge_finalists(s, engine, h, std::move(finalists), plan, out, timings, progress, extra_finalists);
+  return out;
+}
+
+// The same search from every elemental subset of the full data (robustbase's nsamp = "exact"),
+// streamed `chunk` subsets at a time (elemental_stream.hpp): `initial_steps` C-steps each, the
+// best distinct candidates (as many as starts_on_full_data keeps) to convergence. No subsamples,
+// whatever n: the enumeration is the whole point. Candidates are elemental fits (LTS).
+template <class Steps>
+SearchOutcome exhaustive_concentration_search(Steps& s, Engine& engine, std::size_t h, const SearchPlan& plan,
+                                              PhaseTimings& timings, Progress progress = {},
+                                              const Eigen::MatrixXd& extra_finalists = {},
+                                              std::size_t chunk = kElementalChunk) {
+  SearchOutcome out;
+  out.exhaustive = true;
+  BestCandidates keep(plan.finalists_full_data > 0 ? plan.finalists_full_data : plan.keep_best);
+  const ElementalStream stream = stream_elemental_fits(
+      engine, chunk, keep,
+      [&](Eigen::MatrixXd& fits, std::vector<double>& objectives) {
+        objectives = concentrate(s, engine, fits, h, plan.initial_steps);
+      },
+      progress, 0, kFinalStageBegin);
+  out.tried = stream.tried;
+  out.singular = stream.singular;
+  timings.subsets_s += stream.solve_s;
+  timings.csteps_s += stream.evaluate_s;
+  concentration::converge_finalists(s, engine, h, keep.columns(), plan, out, timings, progress, extra_finalists);
   return out;
 }
 

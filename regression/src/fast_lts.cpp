@@ -2,7 +2,8 @@
 // over the Engine interface on the shared concentration-step search (concentration.hpp):
 // random elemental starts, two C-steps each, the 20 best (robustbase: 10) iterated to
 // convergence; for n >= 600 the nested extension (disjoint subsamples of 300, a merged set of
-// at most 1500, then the full data).
+// at most 1500, then the full data). subsets = all_subsets: every elemental subset instead of
+// random ones, as robustbase's nsamp = "exact" (streamed: elemental_stream.hpp).
 #include <algorithm>
 #include <limits>
 #include <span>
@@ -72,10 +73,22 @@ struct LtsSteps {
 }  // namespace
 
 SearchOutcome lts_search(Engine& engine, std::size_t h, std::optional<std::size_t> subsets, std::uint64_t seed,
-                         PhaseTimings& timings, Progress progress, const Eigen::MatrixXd& deterministic) {
+                         PhaseTimings& timings, Progress progress, const Eigen::MatrixXd& deterministic,
+                         std::size_t chunk) {
   LtsSteps steps;
-  if (subsets) return concentration_search(steps, engine, h, *subsets, seed, kLtsPlan, timings, progress);
-  return concentration_search(steps, engine, h, kDefaultLtsStarts, seed, kLtsDefaultPlan, timings, progress, deterministic);
+  const std::size_t n = engine.rows(), p = engine.cols();
+  if (subsets == all_subsets) {  // robustbase's nsamp = "exact", whatever n (robustbase: n < 600)
+    require_enumerable(n, p);
+    return exhaustive_concentration_search(steps, engine, h, kLtsPlan, timings, progress, {}, chunk);
+  }
+  const SearchPlan& plan = subsets ? kLtsPlan : kLtsDefaultPlan;
+  const std::size_t starts = subsets.value_or(kDefaultLtsStarts);
+  const Eigen::MatrixXd none;
+  const Eigen::MatrixXd& extra = subsets ? none : deterministic;
+  // No more subsets than starts (and no subsamples): all of them, as robustbase does.
+  if (n < 2 * plan.subsample_size && binomial(n, p) <= static_cast<double>(starts))
+    return exhaustive_concentration_search(steps, engine, h, plan, timings, progress, extra, chunk);
+  return concentration_search(steps, engine, h, starts, seed, plan, timings, progress, extra);
 }
 
 }  // namespace detail
@@ -95,7 +108,10 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   const double alpha = options.h ? std::clamp(static_cast<double>(h) / static_cast<double>(n), 0.5, 1.0) : options.alpha;
 
   const bool default_search = !options.subsets;
-  const std::size_t subsets = options.subsets.value_or(detail::kDefaultLtsStarts);
+  const bool every_subset = options.subsets == all_subsets;
+  if (every_subset) detail::require_enumerable(n, p);
+  const std::size_t subsets = every_subset ? static_cast<std::size_t>(detail::binomial(n, p))
+                                           : options.subsets.value_or(detail::kDefaultLtsStarts);
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
                                     detail::SearchSize{n, p, subsets});
   FitResult result;

@@ -1,12 +1,15 @@
 // Least Median of Squares (more generally: least h-th smallest squared residual) over random
-// or all elemental subsets, with the intercept of each candidate adjusted exactly, as
+// or all elemental subsets (subsets = all_subsets: every one, streamed, as MASS's
+// nsamp = "exact"), with the intercept of each candidate adjusted exactly, as
 // MASS::lqs(method = "lms") does; then the best ten (default search: 20, with LS steps) are
 // refined by Chebyshev steps (lms_refine.hpp). Written once over the Engine interface.
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include "c_steps.hpp"
+#include "best_candidates.hpp"
+#include "elemental_stream.hpp"
 #include "design_matrix.hpp"
 #include "deterministic_starts.hpp"
 #include "lms_refine.hpp"
@@ -54,9 +57,12 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
     throw std::invalid_argument("h = n = " + std::to_string(n) +
                                 " has no LMS scale: its consistency factor qnorm((n + h) / (2n)) = qnorm(1) is "
                                 "infinite; give h < n");
+  const bool every_subset = options.subsets == all_subsets;  // MASS's nsamp = "exact"
+  if (every_subset) detail::require_enumerable(n, p);
   const double all = detail::binomial(n, p);
-  const std::size_t wanted = options.subsets.value_or(default_lms_subsets(p));
-  const bool exhaustive = options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit;
+  const std::size_t wanted = every_subset ? 0 : options.subsets.value_or(default_lms_subsets(p));
+  const bool exhaustive =
+      every_subset || (options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit);
   const std::size_t searched = exhaustive ? static_cast<std::size_t>(all) : wanted;
   auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
                                     detail::SearchSize{n, p, searched});
@@ -64,46 +70,56 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   FitResult result;
   result.timings.setup_s = watch.lap();
   result.exhaustive = exhaustive;
-  detail::Candidates candidates;
-  if (result.exhaustive) {
-    candidates = detail::exhaustive_elemental_fits(*engine);
+  // Chebyshev steps (default search below kLargeN: LS steps first) on the best few (monotone:
+  // a candidate only ever improves). Only those are kept while the candidates stream past.
+  const bool concentrate = !options.subsets && n <= kLargeN;
+  detail::BestCandidates keep(concentrate ? kDefaultRefined : kRefined);
+  // The objectives with each candidate's exact intercept (kept in the candidate).
+  auto evaluate = [&](Eigen::MatrixXd& batch, std::vector<double>& objectives) {
+    engine->lms_objectives(batch, h, data.intercept, objectives);
+  };
+  std::uint64_t offered = 0;  // stream index of the next candidate: equal objectives go to the earlier one
+  if (exhaustive) {
+    // Every subset, a chunk at a time (elemental_stream.hpp), as MASS::lqs enumerates them.
+    const detail::ElementalStream stream =
+        detail::stream_elemental_fits(*engine, detail::kElementalChunk, keep, evaluate, progress, 0, 0.8);
+    result.subsets_tried = stream.tried;
+    result.singular_subsets = stream.singular;
+    result.timings.subsets_s = stream.solve_s;
+    result.timings.objectives_s = stream.evaluate_s;
+    offered = stream.tried;
+    watch.lap();
   } else {
     detail::Random random(options.seed);
-    candidates = detail::random_elemental_fits(*engine, random, wanted);
+    detail::Candidates candidates = detail::random_elemental_fits(*engine, random, wanted);
+    result.subsets_tried = candidates.tried;
+    result.singular_subsets = candidates.singular;
+    result.timings.subsets_s = watch.lap();
+    progress.report("subsets", 0.1);
+    // Evaluate in batches so that memory stays bounded.
+    const auto m = static_cast<std::size_t>(candidates.betas.cols());
+    std::vector<double> objectives;
+    for (std::size_t begin = 0; begin < m; begin += kBatch) {
+      const std::size_t count = std::min(kBatch, m - begin);
+      Eigen::MatrixXd batch = candidates.betas.middleCols(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(count));
+      objectives.assign(count, 0);
+      evaluate(batch, objectives);
+      for (std::size_t j = 0; j < count; ++j) keep.offer(batch.col(static_cast<Eigen::Index>(j)), objectives[j], offered++);
+      progress.report("objectives", 0.1 + 0.7 * static_cast<double>(begin + count) / static_cast<double>(m));
+    }
+    result.timings.objectives_s = watch.lap();
   }
   if (!options.subsets) {
     // The default search adds the deterministic starts (deterministic_starts.hpp) as candidates.
-    const Eigen::MatrixXd extra = detail::deterministic_starts(data, h);
-    candidates.betas.conservativeResize(Eigen::NoChange, candidates.betas.cols() + extra.cols());
-    candidates.betas.rightCols(extra.cols()) = extra;
+    Eigen::MatrixXd extra = detail::deterministic_starts(data, h);
+    result.timings.subsets_s += watch.lap();
+    std::vector<double> objectives(static_cast<std::size_t>(extra.cols()));
+    evaluate(extra, objectives);
+    for (std::size_t j = 0; j < objectives.size(); ++j) keep.offer(extra.col(static_cast<Eigen::Index>(j)), objectives[j], offered++);
+    result.timings.objectives_s += watch.lap();
   }
-  result.subsets_tried = candidates.tried;
-  result.singular_subsets = candidates.singular;
-  result.timings.subsets_s = watch.lap();
-  progress.report("subsets", 0.1);
-
-  // Evaluate in batches so that memory stays bounded.
-  const auto m = static_cast<std::size_t>(candidates.betas.cols());
-  std::vector<double> objectives(m);
-  for (std::size_t begin = 0; begin < m; begin += kBatch) {
-    const auto count = static_cast<Eigen::Index>(std::min(kBatch, m - begin));
-    auto batch_view = candidates.betas.middleCols(static_cast<Eigen::Index>(begin), count);
-    Eigen::MatrixXd batch = batch_view;
-    engine->lms_objectives(batch, h, data.intercept, std::span<double>(objectives).subspan(begin, static_cast<std::size_t>(count)));
-    batch_view = batch;  // keeps the adjusted intercepts
-    progress.report("objectives", 0.1 + 0.7 * static_cast<double>(begin + static_cast<std::size_t>(count)) / static_cast<double>(m));
-  }
-  result.timings.objectives_s = watch.lap();
-  // Chebyshev steps (default search below kLargeN: LS steps first) on the best few (monotone:
-  // a candidate only ever improves).
-  const bool concentrate = !options.subsets && n <= kLargeN;
-  const std::vector<std::size_t> order = detail::best_indices(objectives, concentrate ? kDefaultRefined : kRefined);
-  Eigen::MatrixXd finalists(candidates.betas.rows(), static_cast<Eigen::Index>(order.size()));
-  std::vector<double> finalist_objectives;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    finalists.col(static_cast<Eigen::Index>(i)) = candidates.betas.col(static_cast<Eigen::Index>(order[i]));
-    finalist_objectives.push_back(objectives[order[i]]);
-  }
+  Eigen::MatrixXd finalists = keep.columns();
+  std::vector<double> finalist_objectives = keep.objectives();
   detail::refine_lms(data, h, kMaxChebyshevSteps, concentrate, finalists, finalist_objectives);
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);

@@ -1,12 +1,21 @@
 #include "subsets.hpp"
 
 #include "robustfit/common/parallel.hpp"
+#include "robustfit/regression/options.hpp"
 
 #include <Eigen/LU>
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+namespace robustfit::regression {
+
+double elemental_subset_count(std::size_t n, std::size_t p) { return detail::binomial(n, p); }
+
+}  // namespace robustfit::regression
 
 namespace robustfit::regression::detail {
 
@@ -37,20 +46,54 @@ SubsetMatrix draw_subsets(Random& random, std::size_t n, std::size_t p, std::siz
 }
 
 SubsetMatrix enumerate_subsets(std::size_t n, std::size_t p) {
-  const auto total = static_cast<std::size_t>(binomial(n, p));
-  SubsetMatrix subsets(static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(total));
-  std::vector<std::int64_t> current(p);
-  for (std::size_t r = 0; r < p; ++r) current[r] = static_cast<std::int64_t>(r);
-  for (std::size_t j = 0; j < total; ++j) {
-    for (std::size_t r = 0; r < p; ++r) subsets(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = current[r];
+  SubsetEnumerator all(n, p);
+  return all.next(static_cast<std::size_t>(all.total()));
+}
+
+namespace {
+
+// C(n, p) exactly: each partial product C(n - p + i, i) is an integer. Only called for counts
+// below max_all_subsets (require_enumerable), far from overflow.
+std::uint64_t exact_binomial(std::size_t n, std::size_t p) {
+  if (p > n) return 0;
+  p = std::min(p, n - p);
+  std::uint64_t value = 1;
+  for (std::size_t i = 1; i <= p; ++i) value = value * (n - p + i) / i;
+  return value;
+}
+
+}  // namespace
+
+SubsetEnumerator::SubsetEnumerator(std::size_t n, std::size_t p)
+    : n_(n), p_(p), total_(exact_binomial(n, p)), current_(p) {
+  for (std::size_t r = 0; r < p; ++r) current_[r] = static_cast<std::int64_t>(r);
+}
+
+SubsetMatrix SubsetEnumerator::next(std::size_t count) {
+  const auto m = static_cast<std::size_t>(std::min<std::uint64_t>(count, remaining()));
+  SubsetMatrix subsets(static_cast<Eigen::Index>(p_), static_cast<Eigen::Index>(m));
+  for (std::size_t j = 0; j < m; ++j) {
+    for (std::size_t r = 0; r < p_; ++r) subsets(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = current_[r];
+    ++visited_;
     // Next combination: bump the rightmost index that can still move, reset those after it.
-    std::size_t r = p;
-    while (r > 0 && current[r - 1] == static_cast<std::int64_t>(n - p + r - 1)) --r;
-    if (r == 0) break;
-    ++current[r - 1];
-    for (std::size_t s = r; s < p; ++s) current[s] = current[s - 1] + 1;
+    std::size_t r = p_;
+    while (r > 0 && current_[r - 1] == static_cast<std::int64_t>(n_ - p_ + r - 1)) --r;
+    if (r == 0) continue;  // the last subset: only reached when visited_ == total_
+    ++current_[r - 1];
+    for (std::size_t s = r; s < p_; ++s) current_[s] = current_[s - 1] + 1;
   }
   return subsets;
+}
+
+void require_enumerable(std::size_t n, std::size_t p) {
+  const double count = binomial(n, p);
+  if (count > max_all_subsets) {
+    std::ostringstream text;
+    text << "every elemental subset (subsets = all) is C(n, p) = C(" << n << ", " << p << ") = " << std::setprecision(4)
+         << count << " subsets, more than the limit of " << max_all_subsets
+         << ": give a number of random subsets instead";
+    throw std::invalid_argument(text.str());
+  }
 }
 
 void solve_elemental_systems(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const SubsetMatrix& subsets,

@@ -22,6 +22,26 @@ SubsetMatrix draw_subsets(Random& random, std::size_t n, std::size_t p, std::siz
 // Every p-subset of [0, n) in lexicographic order (C(n, p) columns).
 SubsetMatrix enumerate_subsets(std::size_t n, std::size_t p);
 
+// The p-subsets of [0, n) in lexicographic order, a chunk at a time (--subsets all streams
+// C(n, p) up to 1e8 subsets through a bounded memory).
+class SubsetEnumerator {
+ public:
+  SubsetEnumerator(std::size_t n, std::size_t p);
+  // The next min(count, remaining()) subsets as columns.
+  SubsetMatrix next(std::size_t count);
+  std::uint64_t total() const { return total_; }
+  std::uint64_t visited() const { return visited_; }  // the enumeration index of the next subset
+  std::uint64_t remaining() const { return total_ - visited_; }
+
+ private:
+  std::size_t n_, p_;
+  std::uint64_t total_, visited_ = 0;
+  std::vector<std::int64_t> current_;
+};
+
+// Throws std::invalid_argument naming C(n, p) when it exceeds max_all_subsets (options.hpp).
+void require_enumerable(std::size_t n, std::size_t p);
+
 // Solves X_S beta = y_S for each subset S (column of `subsets`) by fully pivoted LU; ok[j] = 0
 // when X_S is singular (a pivot at most 1e-12 of the largest; beta undefined then). Every
 // engine solves its elemental systems here, on the host in double: the candidates, and which

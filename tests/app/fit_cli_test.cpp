@@ -113,6 +113,29 @@ TEST(FitCli, HelpAndUsageErrors) {
   expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--backend", "tpu"}), 2, {"tpu"});
 }
 
+TEST(FitCli, SubsetsAllEnumeratesEveryElementalSubset) {
+  for (const char* method : {"lts", "lms"}) {
+    const auto run = run_cli({"fit", stackloss(), "-y", "stack.loss", "-m", method, "--subsets", "all", "-o", "json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["exhaustive"], true) << method;
+    EXPECT_EQ(j["subsets_tried"], 5985) << method;  // C(21, 4)
+  }
+  // robustbase's ltsReg(nsamp = "exact") fixture.
+  const auto table = run_cli({"fit", stackloss(), "-y", "stack.loss", "--subsets", "all"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_TRUE(contains(table.out, "all 5985 elemental subsets")) << table.out;
+  EXPECT_TRUE(contains(table.out, "outliers: 4 (data rows 1, 3, 4, 21)"));
+  // C(200, 6) = 8.2e10 subsets: refused before the fit, as a command-line problem.
+  std::string csv = "a,b,c,d,e,y\n";
+  for (int i = 0; i < 200; ++i)
+    for (int k = 0; k < 6; ++k) csv += std::to_string((i * (k + 3) * 7919 + k * 104729) % 1009) + (k < 5 ? "," : "\n");
+  const auto wide = temp_file("wide.csv", csv);
+  expect_error(run_cli({"fit", wide, "-y", "y", "--subsets", "all"}), 2, {"--subsets all", "C(200, 6)", "1e+08"});
+  expect_error(run_cli({"fit", wide, "-y", "y", "-m", "lms", "--subsets", "all"}), 2, {"C(200, 6)"});
+  expect_error(run_cli({"fit", stackloss(), "-y", "stack.loss", "--subsets", "every"}), 2, {"--subsets: 'every'", "or all"});
+}
+
 TEST(FitCli, DataErrorsNameFileLineAndColumn) {
   expect_error(run_cli({"fit", "/nonexistent/x.csv", "-y", "y"}), 1, {"/nonexistent/x.csv"});
   const auto empty = temp_file("empty.csv", "");

@@ -2,6 +2,7 @@
 // decrease and end at 1; the fit itself is the same with or without a callback.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <utility>
@@ -84,6 +85,24 @@ TEST(Progress, LmsReportsItsBatches) {
   expect_increasing_to_one(calls, 1 + 3 + 1 + 1);
   options.progress = nullptr;
   EXPECT_EQ(rr::fit_lms(X, y, options).coefficients, reported.coefficients);
+}
+
+TEST(Progress, AllSubsetsReportEachChunk) {
+  const auto [X, y] = contaminated(40);  // C(40, 4) = 91390 subsets: two chunks of 2^16
+  Calls lts_calls, lms_calls;
+  rr::LtsOptions lts;
+  lts.subsets = rr::all_subsets;
+  lts.mcd = false;
+  lts.progress = lts_calls.callback();
+  rr::fit_lts(X, y, lts);
+  expect_increasing_to_one(lts_calls, 2 + 1);
+  rr::LmsOptions lms;
+  lms.subsets = rr::all_subsets;
+  lms.progress = lms_calls.callback();
+  rr::fit_lms(X, y, lms);
+  expect_increasing_to_one(lms_calls, 2 + 1);
+  for (const Calls* calls : {&lts_calls, &lms_calls})
+    EXPECT_EQ(std::count_if(calls->seen.begin(), calls->seen.end(), [](const auto& c) { return c.first == "subsets"; }), 2);
 }
 
 TEST(Progress, McdEndsAtOne) {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -31,6 +32,17 @@ using selection::parse_precision;  // "double" | "float"; throws std::invalid_ar
 // never decrease and the last call of a fit that returns has 1. Empty (the default): silent.
 using ProgressCallback = std::function<void(std::string_view phase, double fraction)>;
 
+// LtsOptions::subsets / LmsOptions::subsets = all_subsets: every elemental subset, C(n, p) of
+// them, in lexicographic order (robustbase's and MASS's nsamp = "exact"; CLI --subsets all;
+// docs/SEARCH.md). The fit is the same whatever the seed.
+inline constexpr std::size_t all_subsets = std::numeric_limits<std::size_t>::max();
+// all_subsets is refused (std::invalid_argument naming C(n, p)) above this many subsets.
+inline constexpr double max_all_subsets = 1e8;
+
+// C(n, p), the number of elemental subsets of n rows and p coefficients, as a double (inf when
+// it overflows one).
+double elemental_subset_count(std::size_t n, std::size_t p);
+
 std::string_view to_string(Method method);
 Method parse_method(std::string_view name);    // "ls" | "lts" | "lms"; throws std::invalid_argument
 
@@ -40,7 +52,8 @@ struct LtsOptions {
   bool intercept = true;
   // Random elemental p-subsets. Set: exactly robustbase's search with nsamp = subsets (those
   // random starts only). Unset (the default): robust-fit's search, docs/SEARCH.md: more random
-  // starts (kDefaultLtsStarts) and deterministic starts.
+  // starts (kDefaultLtsStarts) and deterministic starts. all_subsets: robustbase's search with
+  // nsamp = "exact" (every elemental subset, at most max_all_subsets of them).
   std::optional<std::size_t> subsets;
   std::uint64_t seed = 0;
   bool reweight = true;            // one-step reweighted LS with 0/1 weights
@@ -56,7 +69,9 @@ struct LtsOptions {
 struct LmsOptions {
   std::optional<std::size_t> h;        // default floor((n+1)/2) as MASS::lqs(method = "lms")
   bool intercept = true;
-  std::optional<std::size_t> subsets;  // default: all C(n,p) subsets when <= 5000, else min(500p, 3000)
+  // default: all C(n,p) subsets when <= 5000, else min(500p, 3000); all_subsets: every one, as
+  // MASS::lqs(nsamp = "exact"), at most max_all_subsets of them.
+  std::optional<std::size_t> subsets;
   std::uint64_t seed = 0;
   Backend backend = Backend::automatic;
   selection::Algorithm selection = selection::Algorithm::automatic;
