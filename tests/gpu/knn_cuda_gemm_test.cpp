@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_skip.hpp"
+#include "knn_reference.hpp"
 #include "neighbors/src/cuda/cuda_engine.hpp"
 #include "neighbors/src/cuda/filter_choice.hpp"
 #include "neighbors/src/direct_distance.hpp"
@@ -23,77 +24,9 @@ namespace {
 using detail::CudaKnnTuning;
 using detail::KnnFilter;
 using detail::NeighborLists;
-
-// Gaussian rows, every third a copy of an earlier one, every fourth on a small integer grid.
-RowMatrix planted(std::size_t rows, std::size_t d, std::uint64_t seed, double scale = 1.0,
-                  double offset = 0.0) {
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_int_distribution<int> grid(0, 3);
-  RowMatrix x(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
-  for (std::size_t i = 0; i < rows; ++i) {
-    const auto r = static_cast<Eigen::Index>(i);
-    if (i % 3 == 2) {
-      x.row(r) = x.row(static_cast<Eigen::Index>(gen() % i));
-      continue;
-    }
-    for (Eigen::Index j = 0; j < x.cols(); ++j)
-      x(r, j) = offset + scale * (i % 4 == 1 ? double(grid(gen)) : normal(gen));
-  }
-  return x;
-}
-
-NeighborLists brute_force(const RowMatrix& train, const RowMatrix& queries, std::size_t k,
-                          std::optional<std::size_t> self_from) {
-  const auto n = static_cast<std::size_t>(train.rows());
-  const auto d = static_cast<std::size_t>(train.cols());
-  NeighborLists out;
-  out.queries = static_cast<std::size_t>(queries.rows());
-  out.k = k;
-  for (std::size_t q = 0; q < out.queries; ++q) {
-    std::vector<std::pair<double, std::int64_t>> all;
-    for (std::size_t r = 0; r < n; ++r) {
-      if (self_from && r == *self_from + q) continue;
-      all.emplace_back(detail::direct_distance(queries.data() + q * d, train.data() + r * d, d,
-                                               Metric::euclidean),
-                       static_cast<std::int64_t>(r));
-    }
-    std::sort(all.begin(), all.end());
-    for (std::size_t j = 0; j < k; ++j) {
-      out.rows.push_back(all[j].second);
-      out.distances.push_back(all[j].first);
-    }
-  }
-  return out;
-}
-
-NeighborLists sorted_lists(NeighborLists lists) {
-  for (std::size_t q = 0; q < lists.queries; ++q) {
-    std::vector<std::pair<double, std::int64_t>> items;
-    for (std::size_t j = 0; j < lists.k; ++j)
-      items.emplace_back(lists.distances[q * lists.k + j], lists.rows[q * lists.k + j]);
-    std::sort(items.begin(), items.end());
-    for (std::size_t j = 0; j < lists.k; ++j) {
-      lists.distances[q * lists.k + j] = items[j].first;
-      lists.rows[q * lists.k + j] = items[j].second;
-    }
-  }
-  return lists;
-}
-
-void expect_identical(const NeighborLists& got, const NeighborLists& want, const std::string& what) {
-  ASSERT_EQ(got.rows.size(), want.rows.size()) << what;
-  std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < got.rows.size(); ++i) {
-    if (got.rows[i] != want.rows[i] || got.distances[i] != want.distances[i]) {
-      if (++mismatches <= 5)
-        ADD_FAILURE() << what << ": query " << i / got.k << " rank " << i % got.k << ": row "
-                      << got.rows[i] << " at " << got.distances[i] << ", want row " << want.rows[i]
-                      << " at " << want.distances[i];
-    }
-  }
-  EXPECT_EQ(mismatches, 0u) << what;
-}
+using reference::expect_identical;
+using reference::planted;
+using reference::sorted_lists;
 
 CudaKnnTuning with_filter(KnnFilter filter) {
   CudaKnnTuning t;
@@ -113,14 +46,14 @@ TEST(KnnCudaGemm, DoubleEqualsBruteForceAtEveryDimension) {
     ASSERT_EQ(gpu->filter_for(10), KnnFilter::gemm);
     for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{77}, n / 2, n}) {
       const std::string what = "d=" + std::to_string(d) + " k=" + std::to_string(k);
-      const NeighborLists want = brute_force(train, queries, k, std::nullopt);
+      const NeighborLists want = reference::brute_force(train, queries, k, Metric::euclidean, std::nullopt);
       expect_identical(gpu->nearest(queries, k, true, std::nullopt), want, what);
       expect_identical(sorted_lists(gpu->nearest(queries, k, false, std::nullopt)), want,
                        what + " unordered");
     }
     for (std::size_t k : {std::size_t{1}, std::size_t{7}, n - 1})
       expect_identical(gpu->nearest(train, k, true, std::size_t{0}),
-                       brute_force(train, train, k, std::size_t{0}),
+                       reference::brute_force(train, train, k, Metric::euclidean, std::size_t{0}),
                        "LOO d=" + std::to_string(d) + " k=" + std::to_string(k));
   }
 }
@@ -144,7 +77,7 @@ TEST(KnnCudaGemm, BoundHoldsAtExtremeMagnitudesDouble) {
                                             with_filter(KnnFilter::gemm));
     for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{100}})
       expect_identical(gpu->nearest(queries, k, true, std::nullopt),
-                       brute_force(train, queries, k, std::nullopt),
+                       reference::brute_force(train, queries, k, Metric::euclidean, std::nullopt),
                        std::string(mag.name) + " k=" + std::to_string(k));
   }
 }

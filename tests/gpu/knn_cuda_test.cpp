@@ -18,87 +18,17 @@
 #include "neighbors/src/direct_distance.hpp"
 #include "neighbors/src/engine.hpp"
 #include "gpu_skip.hpp"
+#include "knn_reference.hpp"
 
 namespace robustfit::neighbors {
 namespace {
 
 using detail::CudaKnnTuning;
 using detail::NeighborLists;
-
-// Gaussian points with planted exact ties: every third row is a copy of an earlier one, and a
-// quarter of the rows lie on a small integer grid (many equal distances).
-RowMatrix planted_data(std::size_t rows, std::size_t d, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_int_distribution<int> grid(0, 3);
-  RowMatrix x(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
-  for (std::size_t i = 0; i < rows; ++i) {
-    const auto r = static_cast<Eigen::Index>(i);
-    if (i % 3 == 2) {
-      x.row(r) = x.row(static_cast<Eigen::Index>(gen() % i));
-    } else if (i % 4 == 1) {
-      for (Eigen::Index j = 0; j < x.cols(); ++j) x(r, j) = grid(gen);
-    } else {
-      for (Eigen::Index j = 0; j < x.cols(); ++j) x(r, j) = normal(gen);
-    }
-  }
-  return x;
-}
-
-// Brute force: every direct distance, full sort by (distance, row).
-NeighborLists brute_force(const RowMatrix& train, const RowMatrix& queries, std::size_t k,
-                          Metric metric, std::optional<std::size_t> self_from) {
-  const auto n = static_cast<std::size_t>(train.rows());
-  const auto d = static_cast<std::size_t>(train.cols());
-  NeighborLists out;
-  out.queries = static_cast<std::size_t>(queries.rows());
-  out.k = k;
-  for (std::size_t q = 0; q < out.queries; ++q) {
-    std::vector<std::pair<double, std::int64_t>> all;
-    for (std::size_t r = 0; r < n; ++r) {
-      if (self_from && r == *self_from + q) continue;
-      all.emplace_back(detail::direct_distance(queries.data() + q * d, train.data() + r * d, d, metric),
-                       static_cast<std::int64_t>(r));
-    }
-    std::sort(all.begin(), all.end());
-    for (std::size_t j = 0; j < k; ++j) {
-      out.rows.push_back(all[j].second);
-      out.distances.push_back(all[j].first);
-    }
-  }
-  return out;
-}
-
-// Unordered lists compared as sets: sort each query's list by (distance, row).
-NeighborLists sorted_lists(NeighborLists lists) {
-  for (std::size_t q = 0; q < lists.queries; ++q) {
-    std::vector<std::pair<double, std::int64_t>> items;
-    for (std::size_t j = 0; j < lists.k; ++j)
-      items.emplace_back(lists.distances[q * lists.k + j], lists.rows[q * lists.k + j]);
-    std::sort(items.begin(), items.end());
-    for (std::size_t j = 0; j < lists.k; ++j) {
-      lists.distances[q * lists.k + j] = items[j].first;
-      lists.rows[q * lists.k + j] = items[j].second;
-    }
-  }
-  return lists;
-}
-
-void expect_identical(const NeighborLists& got, const NeighborLists& want, const std::string& what) {
-  ASSERT_EQ(got.queries, want.queries) << what;
-  ASSERT_EQ(got.k, want.k) << what;
-  ASSERT_EQ(got.rows.size(), want.rows.size()) << what;
-  std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < got.rows.size(); ++i) {
-    if (got.rows[i] != want.rows[i] || got.distances[i] != want.distances[i]) {
-      if (++mismatches <= 5)
-        ADD_FAILURE() << what << ": query " << i / got.k << " rank " << i % got.k << ": row "
-                      << got.rows[i] << " at " << got.distances[i] << ", want row " << want.rows[i]
-                      << " at " << want.distances[i];
-    }
-  }
-  EXPECT_EQ(mismatches, 0u) << what;
-}
+using reference::brute_force;
+using reference::expect_identical;
+using reference::planted;
+using reference::sorted_lists;
 
 struct Case {
   std::size_t n, m, d;
@@ -111,8 +41,8 @@ TEST_P(KnnCudaExact, DoubleEqualsCpuAndBruteForceForEveryK) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const auto [d, metric] = GetParam();
   const std::size_t n = 500, m = 70;
-  const RowMatrix train = planted_data(n, d, 11 + d);
-  RowMatrix queries = planted_data(m, d, 97 + d);
+  const RowMatrix train = planted(n, d, 11 + d);
+  RowMatrix queries = planted(m, d, 97 + d);
   queries.topRows(10) = train.middleRows(40, 10);  // queries sitting on training points
   auto cpu = detail::make_cpu_engine(train, metric);
   auto gpu = detail::make_cuda_knn_engine(train, metric, Precision::double_precision);
@@ -131,7 +61,7 @@ TEST_P(KnnCudaExact, LeaveOneOutExcludesOnlyTheQueryRow) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const auto [d, metric] = GetParam();
   const std::size_t n = 300;
-  const RowMatrix train = planted_data(n, d, 5 + d);
+  const RowMatrix train = planted(n, d, 5 + d);
   auto gpu = detail::make_cuda_knn_engine(train, metric, Precision::double_precision);
   for (std::size_t k : {std::size_t{1}, std::size_t{5}, n - 1}) {
     const std::string what = "LOO d=" + std::to_string(d) + " k=" + std::to_string(k);
@@ -151,8 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(KnnCuda, TilesChunksSmallSamplesAndOverflowsGiveTheSameAnswer) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const std::size_t n = 1000, m = 150, d = 3;
-  const RowMatrix train = planted_data(n, d, 3);
-  const RowMatrix queries = planted_data(m, d, 4);
+  const RowMatrix train = planted(n, d, 3);
+  const RowMatrix queries = planted(m, d, 4);
   for (Metric metric : {Metric::euclidean, Metric::manhattan}) {
     for (std::size_t k : {std::size_t{1}, std::size_t{9}, std::size_t{130}}) {
       const NeighborLists want = brute_force(train, queries, k, metric, std::nullopt);
@@ -206,8 +136,8 @@ TEST(KnnCuda, AllPointsEqualIsAllTiesBrokenByRow) {
 TEST(KnnCuda, LargeKRuns) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const std::size_t n = 20000, m = 40, d = 8, k = 16384;
-  const RowMatrix train = planted_data(n, d, 21);
-  const RowMatrix queries = planted_data(m, d, 22);
+  const RowMatrix train = planted(n, d, 21);
+  const RowMatrix queries = planted(m, d, 22);
   auto gpu = detail::make_cuda_knn_engine(train, Metric::euclidean, Precision::double_precision);
   auto cpu = detail::make_cpu_engine(train, Metric::euclidean);
   expect_identical(gpu->nearest(queries, k, true, std::nullopt),
@@ -235,8 +165,8 @@ TEST(KnnCuda, FloatAgreesWithDoubleWithinTheStatedBound) {
   const std::size_t n = 4000, m = 100;
   for (std::size_t d : {std::size_t{1}, std::size_t{2}, std::size_t{8}, std::size_t{64}}) {
     for (Metric metric : {Metric::euclidean, Metric::manhattan}) {
-      const RowMatrix train = planted_data(n, d, 31 + d);
-      const RowMatrix queries = planted_data(m, d, 41 + d);
+      const RowMatrix train = planted(n, d, 31 + d);
+      const RowMatrix queries = planted(m, d, 41 + d);
       auto gpu = detail::make_cuda_knn_engine(train, metric, Precision::single_precision);
       for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
         const NeighborLists got = gpu->nearest(queries, k, true, std::nullopt);
