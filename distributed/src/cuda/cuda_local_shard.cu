@@ -332,7 +332,6 @@ class CudaLocalShard final : public LocalShard {
   }
 
   PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
-    if (n_ == 0) return {};
     const auto in = thrust::make_transform_iterator(all_.get(), PivotTerms{lo, hi, pivot});
     ExactPivotSums* out = pivot_sums_.reserve(1);
     run_cub([&](void* temp, std::size_t& bytes) {
