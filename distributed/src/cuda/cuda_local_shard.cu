@@ -1,10 +1,11 @@
-// The CUDA backend of the rank-local selection work (local_shard.hpp): the rank's keys on its
-// GPU, each call one or two CUB passes over them. Bucket counts are a histogram over the
-// candidates' buckets (bucket_of's arithmetic, fast_bucket.hpp); the reduce is a stable
+// The CUDA backend of the rank-local selection work (local_shard.hpp): the rank's values on its
+// GPU as given (float or double; their order keys are computed where they are read, so a pass
+// over float values reads 4 bytes a value), the candidates after a reduce as keys; each call
+// one or two passes. Bucket counts are a histogram over the candidates' buckets (bucket_of's
+// arithmetic, fast_bucket.hpp) in one fused kernel; the reduce is a stable
 // selection of the kept and single buckets' candidates, grouped by a radix sort on their slot;
 // cutting-plane sums are exact 128-bit sums (as the CPU backend's). Only counts, samples, sums
 // and a few keys cross to the host.
-#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -86,11 +87,28 @@ __host__ __device__ inline Key key_of(double value) {
   return (bits & kSignBit) != 0 ? ~bits : bits | kSignBit;
 }
 
+// The key of a value, or of a key (the candidates after a reduce).
+__device__ inline Key to_key(Key key) { return key; }
+__device__ inline Key to_key(double value) { return key_of(value); }
+__device__ inline Key to_key(float value) { return key_of(static_cast<double>(value)); }
+
+// The current candidates: the values (before any reduce) or the kept keys.
+template <class T>
+struct KeySource {
+  const T* values;
+  const Key* keys;  // nullptr: the values
+  __device__ Key operator()(Index i) const { return keys != nullptr ? keys[i] : to_key(values[i]); }
+};
+
 struct MinMax {
   Key min, max;
 };
 struct MinMaxOf {
-  __device__ MinMax operator()(Key key) const { return {key, key}; }
+  template <class V>
+  __device__ MinMax operator()(V value) const {
+    const Key key = to_key(value);
+    return {key, key};
+  }
 };
 struct MergeMinMax {
   __device__ MinMax operator()(const MinMax& a, const MinMax& b) const {
@@ -102,14 +120,15 @@ constexpr MinMax kEmptyRange{kNoKey, 0};  // neutral: {~0, ~max} = {~0, ~0} when
 // The bucket of candidate i, as CpuLocalShard::count_buckets finds it: its interval is its
 // segment's (segmented; bounds = segment starts) or the last interval whose lo is at most its
 // key (bounds = the intervals' lows; the first when none).
+template <class T>
 struct BucketOfCandidate {
-  const Key* keys;
+  KeySource<T> keys;
   const KeyInterval* intervals;
   const std::uint64_t* bounds;
   std::uint32_t count;
   bool segmented;
   __device__ std::uint32_t operator()(Index i) const {
-    const Key key = keys[i];
+    const Key key = keys(i);
     const std::uint64_t probe = segmented ? i : key;
     std::uint32_t low = 0, high = count;  // upper_bound(bounds, probe)
     while (low < high) {
@@ -122,34 +141,32 @@ struct BucketOfCandidate {
 };
 
 // The reduce's slot of candidate i: kept bucket k -> k, single bucket s -> keeps + s, else -1.
+template <class T>
 struct SlotOfCandidate {
-  BucketOfCandidate bucket;
+  BucketOfCandidate<T> bucket;
   const std::int32_t* slot_of_bucket;
   __device__ std::int32_t operator()(Index i) const { return slot_of_bucket[bucket(i)]; }
 };
+template <class T>
 struct HasSlot {
-  SlotOfCandidate slot;
+  SlotOfCandidate<T> slot;
   __device__ bool operator()(Index i) const { return slot(i) >= 0; }
 };
 
-__global__ void gather_with_slots(const Key* keys, const Index* selected, std::uint64_t count, SlotOfCandidate slot,
-                                  Key* keys_out, std::uint32_t* slots_out) {
+template <class T>
+__global__ void gather_with_slots(const Index* selected, std::uint64_t count, SlotOfCandidate<T> slot, Key* keys_out,
+                                  std::uint32_t* slots_out) {
   for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x) {
     const Index i = selected[j];
-    keys_out[j] = keys[i];
+    keys_out[j] = slot.bucket.keys(i);
     slots_out[j] = static_cast<std::uint32_t>(slot(i));
   }
 }
 
-__global__ void gather_keys(const Key* keys, const Index* at, std::uint64_t count, Key* out) {
-  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x)
-    out[j] = keys[at[j]];
-}
-
 template <class T>
-__global__ void make_keys(const T* values, std::uint64_t count, Key* keys) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count; i += std::uint64_t{gridDim.x} * blockDim.x)
-    keys[i] = key_of(static_cast<double>(values[i]));
+__global__ void gather_keys(KeySource<T> keys, const Index* at, std::uint64_t count, Key* out) {
+  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x)
+    out[j] = keys(at[j]);
 }
 
 template <class T>
@@ -169,7 +186,9 @@ struct ExactPivotSums {
 };
 struct PivotTerms {
   Key lo, hi, pivot;
-  __device__ ExactPivotSums operator()(Key key) const {
+  template <class V>
+  __device__ ExactPivotSums operator()(V value) const {
+    const Key key = to_key(value);
     ExactPivotSums s{0, 0, 0, 0, 0};
     if (key <= lo || key >= hi) return s;
     if (key < pivot) s.below = 1, s.sum_below = pivot - key;
@@ -183,23 +202,68 @@ struct AddPivotSums {
     return {a.below + b.below, a.equal + b.equal, a.above + b.above, a.sum_below + b.sum_below, a.sum_above + b.sum_above};
   }
 };
+struct ToKey {
+  template <class V>
+  __device__ Key operator()(V value) const {
+    return to_key(value);
+  }
+};
 struct Inside {
   Key lo, hi;
   __device__ bool operator()(Key key) const { return key > lo && key < hi; }
 };
 struct InsideCount {
   Key lo, hi;
-  __device__ unsigned long long operator()(Key key) const { return key > lo && key < hi ? 1ull : 0ull; }
+  template <class V>
+  __device__ unsigned long long operator()(V value) const {
+    const Key key = to_key(value);
+    return key > lo && key < hi ? 1ull : 0ull;
+  }
 };
+
+// Bucket counts in one pass: each block counts in shared memory, then adds its counts to the
+// global ones. (CUB's DeviceHistogram keeps bins in shared memory only up to 256 of them; DIBMS
+// counts 8192.) More buckets than fit go straight to global atomics. A block counts at most
+// count / gridDim values, far below 2^32.
+constexpr std::uint32_t kSharedBins = 8192;
+static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are copied to std::uint64_t");
+constexpr unsigned kCountThreads = 1024;
+
+template <class T>
+__global__ void __launch_bounds__(kCountThreads) count_kernel(BucketOfCandidate<T> bucket, std::uint64_t count,
+                                                              std::uint32_t buckets, unsigned long long* counts) {
+  __shared__ unsigned int block_counts[kSharedBins];
+  const bool in_shared = buckets <= kSharedBins;
+  if (in_shared) {
+    for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
+    __syncthreads();
+  }
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count; i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t b = bucket(i);
+    if (in_shared) atomicAdd(&block_counts[b], 1u);
+    else atomicAdd(&counts[b], 1ull);
+  }
+  if (in_shared) {
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x)
+      if (block_counts[b] != 0) atomicAdd(&counts[b], static_cast<unsigned long long>(block_counts[b]));
+  }
+}
 
 unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
 }
 
+template <class T>
 class CudaLocalShard final : public LocalShard {
  public:
-  explicit CudaLocalShard(std::uint64_t count) : n_(count), size_(count) { all_.reserve(count); }
-  Key* keys() { return all_.get(); }
+  explicit CudaLocalShard(std::uint64_t count) : n_(count), size_(count) {
+    all_.reserve(count);
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
+  }
+  T* values() { return all_.get(); }
 
   void reset() override {
     reduced_ = false;
@@ -212,11 +276,15 @@ class CudaLocalShard final : public LocalShard {
 
   std::array<std::uint64_t, 2> key_range() const override {
     if (size_ == 0) return {kNoKey, kNoKey};
-    const auto in = thrust::make_transform_iterator(current(), MinMaxOf{});
     MinMax* out = range_.reserve(1);
-    run_cub([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(size_), MergeMinMax{}, kEmptyRange);
-    });
+    const auto reduce_over = [&](auto* source) {
+      const auto in = thrust::make_transform_iterator(source, MinMaxOf{});
+      run_cub([&](void* temp, std::size_t& bytes) {
+        return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(size_), MergeMinMax{}, kEmptyRange);
+      });
+    };
+    if (reduced_) reduce_over(candidates_.get());
+    else reduce_over(all_.get());
     const MinMax range = range_.download(1)[0];
     return {range.min, ~range.max};
   }
@@ -255,8 +323,13 @@ class CudaLocalShard final : public LocalShard {
     counted_ = true;
     local_counts_.assign(buckets, 0);
     if (size_ > 0) {
-      if (size_ <= UINT32_MAX) histogram<unsigned int>();
-      else histogram<unsigned long long>();
+      unsigned long long* d_counts = counts_.reserve(buckets);
+      CUDA_CHECK(cudaMemset(d_counts, 0, buckets * sizeof(unsigned long long)));
+      const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + kCountThreads - 1) / kCountThreads, 1,
+                                                                          2 * static_cast<std::uint64_t>(multiprocessors_)));
+      count_kernel<<<blocks, kCountThreads>>>(assignment_, size_, static_cast<std::uint32_t>(buckets), d_counts);
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaMemcpy(local_counts_.data(), d_counts, buckets * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     }
     return local_counts_;
   }
@@ -267,7 +340,7 @@ class CudaLocalShard final : public LocalShard {
     std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
     for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
     for (std::size_t s = 0; s < singles.size(); ++s) slot_of_bucket[singles[s]] = static_cast<std::int32_t>(keep.size() + s);
-    const SlotOfCandidate slot{assignment_, slots_.upload(slot_of_bucket)};
+    const SlotOfCandidate<T> slot{assignment_, slots_.upload(slot_of_bucket)};
     // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
     std::vector<std::uint64_t> segments(keep.size() + 1, 0);
     for (std::size_t k = 0; k < keep.size(); ++k) segments[k + 1] = segments[k] + local_counts_[keep[k]];
@@ -279,7 +352,7 @@ class CudaLocalShard final : public LocalShard {
       std::uint64_t* d_selected = selected_count_.reserve(1);
       const thrust::counting_iterator<Index> all(0);
       run_cub([&](void* temp, std::size_t& bytes) {
-        return cub::DeviceSelect::If(temp, bytes, all, indices, d_selected, static_cast<std::int64_t>(size_), HasSlot{slot});
+        return cub::DeviceSelect::If(temp, bytes, all, indices, d_selected, static_cast<std::int64_t>(size_), HasSlot<T>{slot});
       });
       selected = selected_count_.download(1)[0];
     }
@@ -288,7 +361,7 @@ class CudaLocalShard final : public LocalShard {
     std::uint32_t* sorted_slots = sorted_slots_.reserve(selected);
     Key* next = next_.reserve(selected);
     if (selected > 0) {
-      gather_with_slots<<<grid_for(selected), 256>>>(current(), indices_.get(), selected, slot, keys_by_slot, slots);
+      gather_with_slots<<<grid_for(selected), 256>>>(indices_.get(), selected, slot, keys_by_slot, slots);
       CUDA_CHECK_LAUNCH();
       // Group by slot, keeping each group's order: a stable radix sort on the slot's bits.
       const std::uint64_t slot_count = keep.size() + singles.size();
@@ -354,14 +427,15 @@ class CudaLocalShard final : public LocalShard {
     });
     const std::uint64_t count = selected_count_.download(1)[0];
     Key* out = inside_.reserve(count);
+    const auto keys = thrust::make_transform_iterator(all_.get(), ToKey{});
     run_cub([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceSelect::If(temp, bytes, all_.get(), out, d_count, static_cast<std::int64_t>(n_), Inside{lo, hi});
+      return cub::DeviceSelect::If(temp, bytes, keys, out, d_count, static_cast<std::int64_t>(n_), Inside{lo, hi});
     });
     return inside_.download(count);
   }
 
  private:
-  const Key* current() const { return reduced_ ? candidates_.get() : all_.get(); }
+  KeySource<T> current() const { return reduced_ ? KeySource<T>{nullptr, candidates_.get()} : KeySource<T>{all_.get(), nullptr}; }
 
   // A CUB call twice: the size of its temporary storage, then the work.
   template <class Call>
@@ -371,28 +445,14 @@ class CudaLocalShard final : public LocalShard {
     CUDA_CHECK(call(cub_temp_.reserve(bytes), bytes));
   }
 
-  template <class Counter>
-  void histogram() {
-    Counter* d_counts = static_cast<Counter*>(static_cast<void*>(histogram_.reserve(buckets_ * sizeof(Counter))));
-    const auto samples = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), assignment_);
-    const auto levels = static_cast<int>(buckets_ + 1);
-    run_cub([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceHistogram::HistogramEven(temp, bytes, samples, d_counts, levels, std::uint32_t{0},
-                                                 static_cast<std::uint32_t>(buckets_), static_cast<std::int64_t>(size_));
-    });
-    std::vector<Counter> counts(buckets_);
-    CUDA_CHECK(cudaMemcpy(counts.data(), d_counts, buckets_ * sizeof(Counter), cudaMemcpyDeviceToHost));
-    std::copy(counts.begin(), counts.end(), local_counts_.begin());
-  }
-
   std::uint64_t n_ = 0, size_ = 0;
-  DeviceBuffer<Key> all_;         // every value's key
+  DeviceBuffer<T> all_;           // every value
   bool reduced_ = false;
   DeviceBuffer<Key> candidates_;  // after a reduce: the kept keys, segment by segment
   std::vector<std::uint64_t> segments_;  // segment s is candidates_[segments_[s], segments_[s+1])
   // The assignment of the last count_buckets (recomputed by reduce rather than stored per value).
   bool counted_ = false;
-  BucketOfCandidate assignment_{};
+  BucketOfCandidate<T> assignment_{};
   std::uint64_t buckets_ = 0;
   std::vector<std::uint64_t> local_counts_;
   DeviceBuffer<KeyInterval> intervals_;
@@ -402,7 +462,8 @@ class CudaLocalShard final : public LocalShard {
   DeviceBuffer<Index> indices_;
   DeviceBuffer<Key> next_unsorted_, next_;
   DeviceBuffer<std::uint32_t> slot_values_, sorted_slots_;
-  DeviceBuffer<std::byte> histogram_;
+  DeviceBuffer<unsigned long long> counts_;
+  int multiprocessors_ = 1;
   mutable DeviceBuffer<std::byte> cub_temp_;
   mutable DeviceBuffer<MinMax> range_;
   mutable DeviceBuffer<std::uint64_t> selected_count_, segment_offsets_;
@@ -411,24 +472,14 @@ class CudaLocalShard final : public LocalShard {
   mutable DeviceBuffer<ExactPivotSums> pivot_sums_;
 };
 
-template <class T>
-std::unique_ptr<LocalShard> shard_from_device(const T* d_values, std::size_t count) {
-  auto shard = std::make_unique<CudaLocalShard>(count);
-  if (count > 0) {
-    make_keys<<<grid_for(count), 256>>>(d_values, count, shard->keys());
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  return shard;
-}
-
 }  // namespace
 
 template <class T>
 std::unique_ptr<LocalShard> make_cuda_local_shard(std::span<const T> values) {
   selection::require_no_nan(values);
-  DeviceBuffer<T> staging;
-  return shard_from_device(staging.upload(values), values.size());
+  auto shard = std::make_unique<CudaLocalShard<T>>(values.size());
+  if (!values.empty()) CUDA_CHECK(cudaMemcpy(shard->values(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
+  return shard;
 }
 
 template <class T>
@@ -445,7 +496,9 @@ std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values,
     if (const std::uint64_t at = first.download(1)[0]; at < count)
       throw std::invalid_argument("input holds NaN (at 0-based position " + std::to_string(at) + ")");
   }
-  return shard_from_device(d_values, count);
+  auto shard = std::make_unique<CudaLocalShard<T>>(count);
+  if (count > 0) CUDA_CHECK(cudaMemcpy(shard->values(), d_values, count * sizeof(T), cudaMemcpyDeviceToDevice));
+  return shard;
 }
 
 template std::unique_ptr<LocalShard> make_cuda_local_shard<float>(std::span<const float>);

@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA backend of the rank-local selection work (local_shard.hpp), one rank per GPU: the
-// rank's values live on its GPU as order keys; every LocalShard call is a CUB pass over them,
+// rank's values live on its GPU (a copy, as given); every LocalShard call is a CUB pass over them,
 // and only counts, a few keys and sums cross to the host. Same results as the CPU backend,
 // call by call (bucket_of's arithmetic, the same sample draw, exact pivot sums). Built when
 // CUDA and MPI are both on; otherwise the factories throw std::runtime_error.
@@ -19,7 +19,7 @@ namespace robustfit::distributed {
 template <class T>
 std::unique_ptr<LocalShard> make_cuda_local_shard(std::span<const T> values);
 
-// `count` values already on the current device (d_values, not kept: the shard holds its keys).
+// `count` values already on the current device (copied there: d_values may be freed after).
 template <class T>
 std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values, std::size_t count);
 
