@@ -345,16 +345,20 @@ class CudaLocalShard final : public LocalShard {
     std::vector<std::uint64_t> segments(keep.size() + 1, 0);
     for (std::size_t k = 0; k < keep.size(); ++k) segments[k + 1] = segments[k] + local_counts_[keep[k]];
 
-    // The candidates with a slot, in their order (stable), with their slots.
+    // The candidates with a slot, in their order (stable), with their slots; the counts say how
+    // many there are, so the buffers are that long.
+    std::uint64_t expected = segments.back();
+    for (std::uint64_t b : singles) expected += local_counts_[b];
     std::uint64_t selected = 0;
     if (size_ > 0) {
-      Index* indices = indices_.reserve(size_);
+      Index* indices = indices_.reserve(expected);
       std::uint64_t* d_selected = selected_count_.reserve(1);
       const thrust::counting_iterator<Index> all(0);
       run_cub([&](void* temp, std::size_t& bytes) {
         return cub::DeviceSelect::If(temp, bytes, all, indices, d_selected, static_cast<std::int64_t>(size_), HasSlot<T>{slot});
       });
       selected = selected_count_.download(1)[0];
+      if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
     }
     Key* keys_by_slot = next_unsorted_.reserve(selected);
     std::uint32_t* slots = slot_values_.reserve(selected);
@@ -373,7 +377,6 @@ class CudaLocalShard final : public LocalShard {
     }
     // After the kept segments: this rank's single candidates, one per single bucket at most.
     const std::uint64_t kept = segments.back();
-    if (selected < kept) throw std::logic_error("reduce: fewer candidates than the counts kept");
     std::vector<std::uint64_t> found(singles.size(), 0);
     const std::vector<std::uint32_t> single_slots = sorted_slots_.download(selected - kept, kept);
     const std::vector<Key> single_keys = next_.download(selected - kept, kept);
