@@ -399,6 +399,14 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "%-22s n %llu ks %zu: %.3f ms (min %.3f, max %.3f), bytes %llu, iterations %d, mismatches %d %s\n",
                    r.method.c_str(), static_cast<unsigned long long>(r.n), r.ks, r.median_ms, r.min_ms, r.max_ms,
                    static_cast<unsigned long long>(r.bytes), r.iterations, r.mismatches, r.error.c_str());
+    // The issue's target: DIBMS within 1.3 x one GPU on one shard, plus 1 ms.
+    const auto row_of = [&](const char* method) {
+      const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.method == method && r.error.empty(); });
+      return it == rows.end() ? nullptr : &*it;
+    };
+    if (const Row *dibms = row_of("dibms"), *single = row_of("single-shard"); dibms != nullptr && single != nullptr)
+      std::fprintf(stderr, "target: dibms %.3f ms <= 1.3 x %.3f + 1 = %.3f ms: %s\n", dibms->median_ms, single->median_ms,
+                   1.3 * single->median_ms + 1, dibms->median_ms <= 1.3 * single->median_ms + 1 ? "met" : "missed");
   }
   int mismatches = 0;
   for (const Row& r : rows) mismatches += r.mismatches;
