@@ -12,22 +12,16 @@
 #include <vector>
 
 #include "../gpu/device_vector.hpp"
+#include "../common/gpu_skip.hpp"
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
-#include "robustfit/selection/gpu.hpp"
 
 namespace rd = robustfit::distributed;
 using robustfit::data::Distribution;
 
 namespace {
-
-#define REQUIRE_CUDA_DEVICE()                                                                             \
-  do {                                                                                                    \
-    if (!robustfit::selection::cuda_available())                                                          \
-      GTEST_SKIP() << "no CUDA device: " << robustfit::selection::cuda_device_description();             \
-  } while (0)
 
 // Forwards each call to the CPU and the CUDA shard and expects equal answers; returns the CPU's.
 class TeeShard final : public rd::LocalShard {
@@ -120,7 +114,7 @@ void expect_same_calls(const std::vector<T>& all, const std::string& label) {
 }
 
 TEST(CudaLocalShard, EveryCallEqualsTheCpuShardOnEveryDistribution) {
-  REQUIRE_CUDA_DEVICE();
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   for (Distribution d : robustfit::data::all_distributions()) {
     expect_same_calls(robustfit::data::make_distribution<double>(d, 30011, 7), std::string(to_string(d)));
     expect_same_calls(robustfit::data::make_distribution<float>(d, 20000, 3), std::string(to_string(d)) + " (float)");
@@ -128,13 +122,13 @@ TEST(CudaLocalShard, EveryCallEqualsTheCpuShardOnEveryDistribution) {
 }
 
 TEST(CudaLocalShard, LargeInputEqualsTheCpuShard) {
-  REQUIRE_CUDA_DEVICE();
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   for (Distribution d : {Distribution::uniform, Distribution::two_values_95, Distribution::bucket_killer})
     expect_same_calls(robustfit::data::make_distribution<float>(d, 3000017, 5), std::string(to_string(d)) + " (3e6 floats)");
 }
 
 TEST(CudaLocalShard, EmptyAndSingleValueShards) {
-  REQUIRE_CUDA_DEVICE();
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   for (const std::vector<double>& values : {std::vector<double>{}, std::vector<double>{-0.0}}) {
     TeeShard shard = tee(values, "n = " + std::to_string(values.size()));
     shard.reset();
@@ -152,7 +146,7 @@ TEST(CudaLocalShard, EmptyAndSingleValueShards) {
 }
 
 TEST(CudaLocalShard, NanIsRefusedWithItsPosition) {
-  REQUIRE_CUDA_DEVICE();
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const std::vector<float> values{1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f};
   std::string cpu_message, host_message, device_message;
   try {
@@ -177,7 +171,7 @@ TEST(CudaLocalShard, NanIsRefusedWithItsPosition) {
 }
 
 TEST(CudaLocalShard, DeviceValuesGiveTheSameShardAsHostValues) {
-  REQUIRE_CUDA_DEVICE();
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const auto values = robustfit::data::make_distribution<double>(Distribution::cauchy, 50000, 17);
   auto d_values = std::make_unique<robustfit::testing::DeviceVector<double>>(values);
   TeeShard shard(rd::make_cpu_local_shard<double>(values),
