@@ -8,8 +8,10 @@
 
 #include "cli_error.hpp"
 #include "robustfit/data/design.hpp"
+#include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/mpi_session.hpp"
 #include "robustfit/distributed/sharded_csv.hpp"
+#include "robustfit/selection/gpu.hpp"
 
 namespace robustfit::app {
 namespace {
@@ -59,16 +61,31 @@ int run_on_every_rank(distributed::Communicator& comm, const std::vector<std::st
   return exit_code;
 }
 
+bool use_local_gpu(distributed::Communicator& comm, const std::string& backend) {
+  if (backend == "cpu") return false;
+  // cudaSetDevice may fail on some ranks only (after the collective split inside).
+  const bool bound = comm.agree([&] { return distributed::bind_gpu_to_local_rank(comm) >= 0; });
+  if (backend == "cuda") {
+    comm.agree([&] {
+      if (!bound) throw UsageError("--backend cuda: " + selection::cuda_device_description());
+    });
+  }
+  return bound;
+}
+
 DistributedColumn read_distributed_column(distributed::Communicator& comm, const std::string& data_file,
                                           const std::vector<std::string>& shard_files, const std::string& column,
-                                          bool drop_missing) {
+                                          bool drop_missing, bool cuda) {
   const data::Table table =
       shard_files.empty()
           ? distributed::read_csv_shard(comm, data_file)
           : comm.agree([&] { return distributed::read_shard_file(shard_files[static_cast<std::size_t>(comm.rank())]); });
   const data::ColumnData values = comm.agree([&] { return data::numeric_column(table, column, drop_missing, /*allow_empty=*/true); });
   DistributedColumn out;
-  out.shard = comm.agree([&] { return distributed::make_cpu_local_shard<double>(values.values); });
+  out.shard = comm.agree([&] {
+    return cuda ? distributed::make_cuda_local_shard<double>(values.values)
+                : distributed::make_cpu_local_shard<double>(values.values);
+  });
   std::array<std::uint64_t, 2> totals{values.values.size(), values.dropped_rows};
   comm.all_reduce_sum(totals);
   out.n = totals[0];

@@ -19,15 +19,22 @@ using CommandFunction = int (*)(const std::vector<std::string>&);
 // Runs `command` on every rank and returns the agreed exit code (see the file comment).
 int run_on_every_rank(distributed::Communicator& comm, const std::vector<std::string>& args, CommandFunction command);
 
+// Whether this rank selects on a GPU for --backend `backend` (auto, cpu or cuda): for auto and
+// cuda every rank binds one GPU of its host (local rank modulo the GPUs; a collective call);
+// auto uses it where there is one, cuda fails on the ranks without one (agreed, so every rank
+// leaves together).
+bool use_local_gpu(distributed::Communicator& comm, const std::string& backend);
+
 // select's data under mpirun: this rank's values of `column`, read from its part of
-// `data_file` or from its own file (shard_files, one per rank), and the totals over the ranks.
+// `data_file` or from its own file (shard_files, one per rank), and the totals over the ranks;
+// the shard on this rank's GPU when `cuda`.
 struct DistributedColumn {
   std::unique_ptr<distributed::LocalShard> shard;
   std::uint64_t n = 0, dropped = 0;
 };
 DistributedColumn read_distributed_column(distributed::Communicator& comm, const std::string& data_file,
                                           const std::vector<std::string>& shard_files, const std::string& column,
-                                          bool drop_missing);
+                                          bool drop_missing, bool cuda);
 
 // The order statistics (0-based ranks) by DIBMS, or by the cutting plane for one rank when
 // asked for; a failure here (inside the collectives) ends every rank.

@@ -32,7 +32,9 @@ minimum and k = n the maximum. A quantile q in [0, 1] is the order statistic k =
 
 Under mpirun (mpirun -np N robust-fit select ...) each rank reads only its own part of DATA.csv,
 or its own file with --shard-files, and the ranks select together (DIBMS; the cutting plane for
---algorithm cutting-plane) without gathering the data: docs/DISTRIBUTED.md.
+--algorithm cutting-plane) without gathering the data: docs/DISTRIBUTED.md. With --backend cuda
+(auto: where the host has a GPU) each rank holds its values on one GPU, its local rank modulo
+the host's GPUs.
 
 Options)";
 
@@ -166,8 +168,8 @@ void note_dropped(std::uint64_t dropped) {
 // select under mpirun: the same checks and output, the data sharded over the ranks.
 int run_select_distributed(distributed::Communicator& comm, const SelectArguments& a, const RankRequest& request,
                            OutputFormat format, const std::vector<std::string>& shard_files, Stage stage) {
-  if (a.backend != "auto" && a.backend != "cpu")
-    throw UsageError("--backend " + a.backend + ": under mpirun each rank selects on the CPU for now (auto or cpu)");
+  if (a.backend != "auto" && a.backend != "cpu" && a.backend != "cuda")
+    throw UsageError("--backend " + a.backend + ": under mpirun the backends are auto, cpu and cuda");
   const selection::Algorithm algorithm = parse_or_usage<selection::Algorithm>("algorithm", a.algorithm, selection::parse_algorithm);
   if (algorithm != selection::Algorithm::automatic && algorithm != selection::Algorithm::multi &&
       algorithm != selection::Algorithm::cutting_plane)
@@ -176,7 +178,8 @@ int run_select_distributed(distributed::Communicator& comm, const SelectArgument
     throw UsageError("--shard-files: " + std::to_string(shard_files.size()) + " files for " + std::to_string(comm.size()) +
                      " ranks; give one file per rank");
   if (stage == Stage::parse) return kExitOk;
-  const DistributedColumn column = read_distributed_column(comm, a.data_file, shard_files, a.column, a.drop_missing);
+  const bool cuda = use_local_gpu(comm, a.backend);
+  const DistributedColumn column = read_distributed_column(comm, a.data_file, shard_files, a.column, a.drop_missing, cuda);
   const std::string source = shard_files.empty() ? a.data_file : a.shard_files;
   if (column.n == 0) throw data::DataError(source + ": column '" + a.column + "' has no values");
   if (comm.rank() == 0) note_dropped(column.dropped);
@@ -187,7 +190,7 @@ int run_select_distributed(distributed::Communicator& comm, const SelectArgument
   s.column = a.column;
   s.n = column.n;
   s.algorithm = algorithm == selection::Algorithm::cutting_plane ? "cutting-plane" : "dibms";
-  s.backend = "cpu";
+  s.backend = cuda ? "cuda" : "cpu";  // rank 0's
   s.mpi_ranks = comm.size();
   s.bytes = report.bytes;
   print_selection(s, format);

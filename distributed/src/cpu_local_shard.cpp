@@ -115,20 +115,24 @@ class CpuLocalShard final : public LocalShard {
   }
 
   PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
-    PivotSums sums;
+    // Exact integer sums (at most 2^64 differences below 2^64 each), rounded once: the same
+    // numbers in any order of addition, so the CUDA backend's parallel sums equal these.
+    std::uint64_t below = 0, equal = 0, above = 0;
+    Wide sum_below = 0, sum_above = 0;
     for (std::uint64_t key : all_) {
       if (key <= lo || key >= hi) continue;
       if (key < pivot) {
-        sums.below += 1;
-        sums.sum_below -= static_cast<double>(pivot - key);  // exact differences, then rounded
+        ++below;
+        sum_below += pivot - key;
       } else if (key > pivot) {
-        sums.above += 1;
-        sums.sum_above += static_cast<double>(key - pivot);
+        ++above;
+        sum_above += key - pivot;
       } else {
-        sums.equal += 1;
+        ++equal;
       }
     }
-    return sums;
+    return {static_cast<double>(below), static_cast<double>(equal), static_cast<double>(above),
+            -static_cast<double>(sum_below), static_cast<double>(sum_above)};
   }
 
   std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override {

@@ -24,6 +24,21 @@ mpi select "$dir/g.csv" --column y --median --algorithm cutting-plane >"$dir/cp.
 "$rf" select "$dir/g.csv" --column y --median >"$dir/one_median.txt"
 [ "$(values "$dir/one_median.txt")" = "$(values "$dir/cp.txt")" ] || fail "cutting plane differs from one process"
 
+# --backend cuda: one GPU per rank where the host has GPUs (the same values as one process),
+# else exit 2 with the reason said once.
+if "$rf" select "$dir/g.csv" --column y --median --backend cuda >/dev/null 2>&1; then
+  mpi select "$dir/g.csv" --column y --percentiles 101 --backend cuda >"$dir/gpu.txt" || fail "mpirun select --backend cuda"
+  [ "$(values "$dir/one.txt")" = "$(values "$dir/gpu.txt")" ] || fail "DIBMS on GPUs differs from one process"
+  grep -q "backend cuda" "$dir/gpu.txt" || fail "--backend cuda: not on the GPU"
+  mpi select "$dir/g.csv" --column y --median --algorithm cutting-plane --backend cuda >"$dir/gpu_cp.txt" || fail "cutting plane on GPUs"
+  [ "$(values "$dir/one_median.txt")" = "$(values "$dir/gpu_cp.txt")" ] || fail "cutting plane on GPUs differs from one process"
+else
+  mpi select "$dir/g.csv" --column y --median --backend cuda >/dev/null 2>"$dir/err_gpu.txt"
+  code=$?
+  [ $code = 2 ] || fail "--backend cuda without a GPU: exit $code"
+  [ "$(grep -c 'robust-fit: error: --backend cuda: ' "$dir/err_gpu.txt")" = 1 ] || fail "--backend cuda without a GPU: $(cat "$dir/err_gpu.txt")"
+fi
+
 # One file per rank, the last one with a header only.
 files=()
 for ((r = 0; r < ranks; r++)); do

@@ -1,7 +1,8 @@
 // Distributed selection under mpirun: DIBMS and the cutting plane give exactly the values of
 // std::nth_element on the whole vector, for every test distribution (adversarial ones
 // included), even and uneven shards (a rank with no rows, a rank with one), float and double,
-// and parameters that force many Phase 2 iterations and the repeated-value stopping rule.
+// and parameters that force many Phase 2 iterations and the repeated-value stopping rule; on
+// each LocalShard backend (CPU, and CUDA where a GPU is present: one GPU per rank).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
+#include "backends.hpp"
 #include "shards.hpp"
 
 namespace rd = robustfit::distributed;
@@ -21,6 +23,9 @@ namespace rt = robustfit::testing;
 using robustfit::data::Distribution;
 
 namespace {
+
+using Dibms = rt::OnEveryBackend;
+using CuttingPlane = rt::OnEveryBackend;
 
 template <class T>
 std::vector<double> nth_element_reference(std::vector<T> all, const std::vector<std::uint64_t>& ks) {
@@ -40,10 +45,10 @@ std::vector<std::uint64_t> test_ranks(std::uint64_t n) {
 }
 
 template <class T>
-rd::SelectionReport expect_dibms_exact(const std::vector<T>& all, const std::string& split, const rd::DibmsOptions& options,
-                                       const std::string& what) {
+rd::SelectionReport expect_dibms_exact(rt::ShardBackend backend, const std::vector<T>& all, const std::string& split,
+                                       const rd::DibmsOptions& options, const std::string& what) {
   rd::Communicator comm;
-  const auto shard = rd::make_cpu_local_shard<T>(rt::shard_of(all, split, comm.rank(), comm.size()));
+  const auto shard = rt::make_shard<T>(backend, rt::shard_of(all, split, comm.rank(), comm.size()));
   const std::vector<std::uint64_t> ks = test_ranks(all.size());
   rd::SelectionReport report;
   const std::vector<double> got = rd::dibms_select(comm, *shard, ks, options, &report);
@@ -55,21 +60,21 @@ rd::SelectionReport expect_dibms_exact(const std::vector<T>& all, const std::str
   return report;
 }
 
-TEST(Dibms, EveryDistributionEverySplitMatchesNthElement) {
+TEST_P(Dibms, EveryDistributionEverySplitMatchesNthElement) {
   for (Distribution d : robustfit::data::all_distributions()) {
     const auto all = robustfit::data::make_distribution<double>(d, 30011, 7);
-    for (const char* split : rt::kSplits) expect_dibms_exact(all, split, {}, std::string(to_string(d)));
+    for (const char* split : rt::kSplits) expect_dibms_exact(GetParam(), all, split, {}, std::string(to_string(d)));
   }
 }
 
-TEST(Dibms, FloatValues) {
+TEST_P(Dibms, FloatValues) {
   for (Distribution d : {Distribution::normal, Distribution::bucket_killer, Distribution::two_values_95}) {
     const auto all = robustfit::data::make_distribution<float>(d, 20000, 3);
-    expect_dibms_exact(all, "even", {}, std::string(to_string(d)));
+    expect_dibms_exact(GetParam(), all, "even", {}, std::string(to_string(d)));
   }
 }
 
-TEST(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
+TEST_P(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
   rd::DibmsOptions few;
   few.buckets = 8;
   few.pivot_intervals = 4;
@@ -79,7 +84,7 @@ TEST(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
   for (Distribution d : robustfit::data::all_distributions()) {
     const auto all = robustfit::data::make_distribution<double>(d, 5003, 11, 5);
     for (const char* split : rt::kSplits) {
-      const rd::SelectionReport report = expect_dibms_exact(all, split, few, std::string(to_string(d)) + " (B = 8)");
+      const rd::SelectionReport report = expect_dibms_exact(GetParam(), all, split, few, std::string(to_string(d)) + " (B = 8)");
       checks += report.repeated_value_checks;
       single_answers += report.single_answers;
     }
@@ -89,12 +94,12 @@ TEST(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
   EXPECT_GT(single_answers, 0u);
 }
 
-TEST(Dibms, BytesDoNotGrowWithN) {
+TEST_P(Dibms, BytesDoNotGrowWithN) {
   rd::Communicator comm;
   const rd::DibmsOptions options;
   for (std::size_t n : {std::size_t{10000}, std::size_t{400000}}) {
     const auto all = robustfit::data::make_distribution<double>(Distribution::normal, n, 5);
-    const auto shard = rd::make_cpu_local_shard<double>(rt::shard_of(all, "even", comm.rank(), comm.size()));
+    const auto shard = local_shard<double>(rt::shard_of(all, "even", comm.rank(), comm.size()));
     const std::vector<std::uint64_t> ks = test_ranks(n);
     rd::SelectionReport report;
     rd::dibms_select(comm, *shard, ks, options, &report);
@@ -108,7 +113,7 @@ TEST(Dibms, BytesDoNotGrowWithN) {
   }
 }
 
-TEST(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
+TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
   rd::Communicator comm;
   std::vector<std::vector<double>> alls;
   std::vector<std::unique_ptr<rd::LocalShard>> owned;
@@ -117,7 +122,7 @@ TEST(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
   std::size_t i = 0;
   for (Distribution d : robustfit::data::all_distributions()) {
     alls.push_back(robustfit::data::make_distribution<double>(d, 3000 + 7 * i, 13));
-    owned.push_back(rd::make_cpu_local_shard<double>(rt::shard_of(alls.back(), rt::kSplits[i % 3], comm.rank(), comm.size())));
+    owned.push_back(local_shard<double>(rt::shard_of(alls.back(), rt::kSplits[i % 3], comm.rank(), comm.size())));
     shards.push_back(owned.back().get());
     ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 3});
     ++i;
@@ -136,21 +141,21 @@ TEST(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
   EXPECT_EQ(batched.iterations, most);
 }
 
-TEST(Dibms, RankOutOfRangeIsAnErrorOnEveryRank) {
+TEST_P(Dibms, RankOutOfRangeIsAnErrorOnEveryRank) {
   rd::Communicator comm;
   const std::vector<double> all{3, 1, 2};
-  const auto shard = rd::make_cpu_local_shard<double>(rt::shard_of(all, "even", comm.rank(), comm.size()));
+  const auto shard = local_shard<double>(rt::shard_of(all, "even", comm.rank(), comm.size()));
   const std::vector<std::uint64_t> ks{3};
   EXPECT_THROW(rd::dibms_select(comm, *shard, ks), std::invalid_argument);
   EXPECT_THROW(rd::cutting_plane_select(comm, *shard, 3), std::invalid_argument);
 }
 
-TEST(Dibms, NanOnOneRankFailsThatRankAndStopsTheOthers) {
+TEST_P(Dibms, NanOnOneRankFailsThatRankAndStopsTheOthers) {
   rd::Communicator comm;
   std::vector<double> mine{1.0, 2.0};
   if (comm.rank() == comm.size() - 1) mine.push_back(std::numeric_limits<double>::quiet_NaN());
   try {
-    comm.agree([&] { return rd::make_cpu_local_shard<double>(mine); });
+    comm.agree([&] { return local_shard<double>(mine); });
     ADD_FAILURE() << "no error";
   } catch (const rd::PeerFailure& e) {
     EXPECT_NE(comm.rank(), comm.size() - 1);
@@ -161,14 +166,14 @@ TEST(Dibms, NanOnOneRankFailsThatRankAndStopsTheOthers) {
   }
 }
 
-TEST(CuttingPlane, EveryDistributionEverySplitMatchesNthElement) {
+TEST_P(CuttingPlane, EveryDistributionEverySplitMatchesNthElement) {
   rd::Communicator comm;
   rd::CuttingPlaneOptions small;
   small.small_bracket = 64;  // many Kelley steps before the bracket is gathered
   for (Distribution d : robustfit::data::all_distributions()) {
     const auto all = robustfit::data::make_distribution<double>(d, 20011, 9);
     for (const char* split : rt::kSplits) {
-      const auto shard = rd::make_cpu_local_shard<double>(rt::shard_of(all, split, comm.rank(), comm.size()));
+      const auto shard = local_shard<double>(rt::shard_of(all, split, comm.rank(), comm.size()));
       for (std::uint64_t k : {std::uint64_t{0}, std::uint64_t{137}, std::uint64_t{all.size() / 2}, std::uint64_t{all.size() - 1}}) {
         rd::SelectionReport report;
         const double got = rd::cutting_plane_select(comm, *shard, k, small, &report);
@@ -181,5 +186,9 @@ TEST(CuttingPlane, EveryDistributionEverySplitMatchesNthElement) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, Dibms, ::testing::Values(rt::ShardBackend::cpu, rt::ShardBackend::cuda), rt::backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, CuttingPlane, ::testing::Values(rt::ShardBackend::cpu, rt::ShardBackend::cuda),
+                         rt::backend_name);
 
 }  // namespace

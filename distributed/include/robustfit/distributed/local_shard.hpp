@@ -2,8 +2,9 @@
 // The rank-local part of the distributed selection algorithms: everything that touches the
 // rank's values (bucket assignment and counts, compaction, samples, cutting-plane sums) happens
 // behind this interface, on the rank's own backend; the drivers (dibms.hpp, cutting_plane.hpp)
-// see only counts, a few keys and sums. make_cpu_local_shard is the CPU backend; a GPU backend
-// implements the same calls over device memory (one rank per GPU).
+// see only counts, a few keys and sums. make_cpu_local_shard is the CPU backend;
+// make_cuda_local_shard (cuda_local_shard.hpp) implements the same calls over device memory
+// (one rank per GPU).
 //
 // Values are handled as order keys (order_key.hpp). A bucket interval [lo, hi] of keys with b
 // buckets sends key x to bucket first + floor((x - lo) b / (hi - lo + 1)), computed exactly:
@@ -37,7 +38,8 @@ constexpr std::array<std::uint64_t, 2> bucket_key_range(const KeyInterval& inter
 }
 
 // Sums at a cutting-plane pivot over the keys strictly inside an open bracket (lo, hi):
-// counts below / equal / above the pivot and the sums of (key - pivot) below and above.
+// counts below / equal / above the pivot and the sums of (key - pivot) below and above, each
+// summed exactly and rounded once (so every backend returns the same numbers).
 struct PivotSums {
   double below = 0, equal = 0, above = 0, sum_below = 0, sum_above = 0;
 };

@@ -1,0 +1,528 @@
+// The CUDA backend of the rank-local selection work (local_shard.hpp): the rank's values on its
+// GPU as given (float or double; their order keys are computed where they are read, so a pass
+// over float values reads 4 bytes a value), the candidates after a reduce as keys; each call
+// one or two passes. Bucket counts are a histogram over the candidates' buckets (bucket_of's
+// arithmetic, fast_bucket.hpp) in one fused kernel; the reduce is a stable
+// selection of the kept and single buckets' candidates, grouped by a radix sort on their slot;
+// cutting-plane sums are exact 128-bit sums (as the CPU backend's). Only counts, samples, sums
+// and a few keys cross to the host.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../../../selection/src/cuda/cuda_check.cuh"
+#include "fast_bucket.hpp"
+#include "robustfit/common/random.hpp"
+#include "robustfit/distributed/cuda_local_shard.hpp"
+#include "robustfit/distributed/order_key.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::distributed {
+namespace {
+
+using Key = std::uint64_t;
+using Index = std::uint64_t;
+constexpr Key kNoKey = ~Key{0};
+
+// A device array that grows on demand (its contents are not kept when it grows).
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() {
+    if (data_ != nullptr) cudaFree(data_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* reserve(std::size_t count) {
+    if (data_ == nullptr || count > capacity_) {
+      if (data_ != nullptr) cudaFree(data_);
+      data_ = nullptr, capacity_ = 0;
+      const std::size_t size = std::max<std::size_t>(count, 1);
+      CUDA_CHECK(cudaMalloc(&data_, size * sizeof(T)));
+      capacity_ = size;
+    }
+    return data_;
+  }
+  T* upload(std::span<const T> host) {
+    reserve(host.size());
+    if (!host.empty()) CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+    return data_;
+  }
+  std::vector<T> download(std::size_t count, std::size_t offset = 0) const {
+    std::vector<T> host(count);
+    if (count > 0) CUDA_CHECK(cudaMemcpy(host.data(), data_ + offset, count * sizeof(T), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(capacity_, other.capacity_);
+  }
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+__host__ __device__ inline Key key_of(double value) {
+#ifdef __CUDA_ARCH__
+  const auto bits = static_cast<Key>(__double_as_longlong(value));
+#else
+  const auto bits = std::bit_cast<Key>(value);
+#endif
+  return (bits & kSignBit) != 0 ? ~bits : bits | kSignBit;
+}
+
+// The key of a value, or of a key (the candidates after a reduce).
+__device__ inline Key to_key(Key key) { return key; }
+__device__ inline Key to_key(double value) { return key_of(value); }
+__device__ inline Key to_key(float value) { return key_of(static_cast<double>(value)); }
+
+// The current candidates: the values (before any reduce) or the kept keys.
+template <class T>
+struct KeySource {
+  const T* values;
+  const Key* keys;  // nullptr: the values
+  __device__ Key operator()(Index i) const { return keys != nullptr ? keys[i] : to_key(values[i]); }
+};
+
+struct MinMax {
+  Key min, max;
+};
+struct MinMaxOf {
+  template <class V>
+  __device__ MinMax operator()(V value) const {
+    const Key key = to_key(value);
+    return {key, key};
+  }
+};
+struct MergeMinMax {
+  __device__ MinMax operator()(const MinMax& a, const MinMax& b) const {
+    return {a.min < b.min ? a.min : b.min, a.max > b.max ? a.max : b.max};
+  }
+};
+constexpr MinMax kEmptyRange{kNoKey, 0};  // neutral: {~0, ~max} = {~0, ~0} when flattened
+
+// The bucket of candidate i, as CpuLocalShard::count_buckets finds it: its interval is its
+// segment's (segmented; bounds = segment starts) or the last interval whose lo is at most its
+// key (bounds = the intervals' lows; the first when none).
+template <class T>
+struct BucketOfCandidate {
+  KeySource<T> keys;
+  const KeyInterval* intervals;
+  const std::uint64_t* bounds;
+  std::uint32_t count;
+  bool segmented;
+  __device__ std::uint32_t operator()(Index i) const {
+    const Key key = keys(i);
+    const std::uint64_t probe = segmented ? i : key;
+    std::uint32_t low = 0, high = count;  // upper_bound(bounds, probe)
+    while (low < high) {
+      const std::uint32_t middle = (low + high) / 2;
+      if (bounds[middle] <= probe) low = middle + 1;
+      else high = middle;
+    }
+    return static_cast<std::uint32_t>(detail::fast_bucket_of(intervals[low == 0 ? 0 : low - 1], key));
+  }
+};
+
+// The reduce's slot of candidate i: kept bucket k -> k, single bucket s -> keeps + s, else -1.
+template <class T>
+struct SlotOfCandidate {
+  BucketOfCandidate<T> bucket;
+  const std::int32_t* slot_of_bucket;
+  __device__ std::int32_t operator()(Index i) const { return slot_of_bucket[bucket(i)]; }
+};
+template <class T>
+struct HasSlot {
+  SlotOfCandidate<T> slot;
+  __device__ bool operator()(Index i) const { return slot(i) >= 0; }
+};
+
+template <class T>
+__global__ void gather_with_slots(const Index* selected, std::uint64_t count, SlotOfCandidate<T> slot, Key* keys_out,
+                                  std::uint32_t* slots_out) {
+  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x) {
+    const Index i = selected[j];
+    keys_out[j] = slot.bucket.keys(i);
+    slots_out[j] = static_cast<std::uint32_t>(slot(i));
+  }
+}
+
+template <class T>
+__global__ void gather_keys(KeySource<T> keys, const Index* at, std::uint64_t count, Key* out) {
+  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x)
+    out[j] = keys(at[j]);
+}
+
+template <class T>
+struct NanPosition {
+  const T* values;
+  std::uint64_t none;
+  __device__ std::uint64_t operator()(Index i) const { return values[i] != values[i] ? i : none; }
+};
+struct Smaller {
+  __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a < b ? a : b; }
+};
+
+// Cutting-plane sums over lo < key < hi, exact: counts and 128-bit sums of key differences.
+struct ExactPivotSums {
+  unsigned long long below, equal, above;
+  Wide sum_below, sum_above;
+};
+struct PivotTerms {
+  Key lo, hi, pivot;
+  template <class V>
+  __device__ ExactPivotSums operator()(V value) const {
+    const Key key = to_key(value);
+    ExactPivotSums s{0, 0, 0, 0, 0};
+    if (key <= lo || key >= hi) return s;
+    if (key < pivot) s.below = 1, s.sum_below = pivot - key;
+    else if (key > pivot) s.above = 1, s.sum_above = key - pivot;
+    else s.equal = 1;
+    return s;
+  }
+};
+struct AddPivotSums {
+  __device__ ExactPivotSums operator()(const ExactPivotSums& a, const ExactPivotSums& b) const {
+    return {a.below + b.below, a.equal + b.equal, a.above + b.above, a.sum_below + b.sum_below, a.sum_above + b.sum_above};
+  }
+};
+struct ToKey {
+  template <class V>
+  __device__ Key operator()(V value) const {
+    return to_key(value);
+  }
+};
+struct Inside {
+  Key lo, hi;
+  __device__ bool operator()(Key key) const { return key > lo && key < hi; }
+};
+struct InsideCount {
+  Key lo, hi;
+  template <class V>
+  __device__ unsigned long long operator()(V value) const {
+    const Key key = to_key(value);
+    return key > lo && key < hi ? 1ull : 0ull;
+  }
+};
+
+// Bucket counts in one pass: each block counts in shared memory, then adds its counts to the
+// global ones. (CUB's DeviceHistogram keeps bins in shared memory only up to 256 of them; DIBMS
+// counts 8192.) More buckets than fit go straight to global atomics. A block counts at most
+// count / gridDim values, far below 2^32.
+constexpr std::uint32_t kSharedBins = 8192;
+static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are copied to std::uint64_t");
+constexpr unsigned kCountThreads = 1024;
+
+template <class T>
+__global__ void __launch_bounds__(kCountThreads) count_kernel(BucketOfCandidate<T> bucket, std::uint64_t count,
+                                                              std::uint32_t buckets, unsigned long long* counts) {
+  __shared__ unsigned int block_counts[kSharedBins];
+  const bool in_shared = buckets <= kSharedBins;
+  if (in_shared) {
+    for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
+    __syncthreads();
+  }
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count; i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t b = bucket(i);
+    if (in_shared) atomicAdd(&block_counts[b], 1u);
+    else atomicAdd(&counts[b], 1ull);
+  }
+  if (in_shared) {
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x)
+      if (block_counts[b] != 0) atomicAdd(&counts[b], static_cast<unsigned long long>(block_counts[b]));
+  }
+}
+
+unsigned grid_for(std::uint64_t count) {
+  return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
+}
+
+template <class T>
+class CudaLocalShard final : public LocalShard {
+ public:
+  explicit CudaLocalShard(std::uint64_t count) : n_(count), size_(count) {
+    all_.reserve(count);
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
+  }
+  T* values() { return all_.get(); }
+
+  void reset() override {
+    reduced_ = false;
+    size_ = n_;
+    segments_.clear();
+    counted_ = false;
+  }
+
+  std::uint64_t size() const override { return size_; }
+
+  std::array<std::uint64_t, 2> key_range() const override {
+    if (size_ == 0) return {kNoKey, kNoKey};
+    MinMax* out = range_.reserve(1);
+    const auto reduce_over = [&](auto* source) {
+      const auto in = thrust::make_transform_iterator(source, MinMaxOf{});
+      run_cub([&](void* temp, std::size_t& bytes) {
+        return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(size_), MergeMinMax{}, kEmptyRange);
+      });
+    };
+    if (reduced_) reduce_over(candidates_.get());
+    else reduce_over(all_.get());
+    const MinMax range = range_.download(1)[0];
+    return {range.min, ~range.max};
+  }
+
+  std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override {
+    if (size_ == 0) return {};
+    // The CPU backend's draw (the same generator and indices), gathered on the device.
+    common::Random random(seed);
+    std::vector<Index> at(count);
+    for (Index& i : at) i = random.below(size_);
+    const Index* d_at = sample_at_.upload(at);
+    Key* out = sample_keys_.reserve(count);
+    if (count > 0) {
+      gather_keys<<<grid_for(count), 256>>>(current(), d_at, count, out);
+      CUDA_CHECK_LAUNCH();
+    }
+    return sample_keys_.download(count);
+  }
+
+  std::vector<std::uint64_t> count_buckets(std::span<const KeyInterval> intervals, std::uint64_t buckets,
+                                           bool segmented) override {
+    if (intervals.empty()) throw std::logic_error("count_buckets: no intervals");
+    if (buckets > UINT32_MAX) throw std::logic_error("count_buckets: more buckets than 32-bit bucket numbers");
+    if (segmented && segments_.size() != intervals.size() + 1)
+      throw std::logic_error("count_buckets: segments and intervals differ");
+    intervals_.upload(intervals);
+    if (segmented) {
+      bounds_.upload(segments_);
+    } else {
+      std::vector<std::uint64_t> lows;
+      for (const KeyInterval& interval : intervals) lows.push_back(interval.lo);
+      bounds_.upload(lows);
+    }
+    assignment_ = {current(), intervals_.get(), bounds_.get(), static_cast<std::uint32_t>(intervals.size()), segmented};
+    buckets_ = buckets;
+    counted_ = true;
+    local_counts_.assign(buckets, 0);
+    if (size_ > 0) {
+      unsigned long long* d_counts = counts_.reserve(buckets);
+      CUDA_CHECK(cudaMemset(d_counts, 0, buckets * sizeof(unsigned long long)));
+      const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + kCountThreads - 1) / kCountThreads, 1,
+                                                                          2 * static_cast<std::uint64_t>(multiprocessors_)));
+      count_kernel<<<blocks, kCountThreads>>>(assignment_, size_, static_cast<std::uint32_t>(buckets), d_counts);
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaMemcpy(local_counts_.data(), d_counts, buckets * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    }
+    return local_counts_;
+  }
+
+  std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
+    if (!counted_) throw std::logic_error("reduce: no count_buckets since the last reset or reduce");
+    counted_ = false;
+    std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
+    for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
+    for (std::size_t s = 0; s < singles.size(); ++s) slot_of_bucket[singles[s]] = static_cast<std::int32_t>(keep.size() + s);
+    const SlotOfCandidate<T> slot{assignment_, slots_.upload(slot_of_bucket)};
+    // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
+    std::vector<std::uint64_t> segments(keep.size() + 1, 0);
+    for (std::size_t k = 0; k < keep.size(); ++k) segments[k + 1] = segments[k] + local_counts_[keep[k]];
+
+    // The candidates with a slot, in their order (stable), with their slots; the counts say how
+    // many there are, so the buffers are that long.
+    std::uint64_t expected = segments.back();
+    for (std::uint64_t b : singles) expected += local_counts_[b];
+    std::uint64_t selected = 0;
+    if (size_ > 0) {
+      Index* indices = indices_.reserve(expected);
+      std::uint64_t* d_selected = selected_count_.reserve(1);
+      const thrust::counting_iterator<Index> all(0);
+      run_cub([&](void* temp, std::size_t& bytes) {
+        return cub::DeviceSelect::If(temp, bytes, all, indices, d_selected, static_cast<std::int64_t>(size_), HasSlot<T>{slot});
+      });
+      selected = selected_count_.download(1)[0];
+      if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
+    }
+    Key* keys_by_slot = next_unsorted_.reserve(selected);
+    std::uint32_t* slots = slot_values_.reserve(selected);
+    std::uint32_t* sorted_slots = sorted_slots_.reserve(selected);
+    Key* next = next_.reserve(selected);
+    if (selected > 0) {
+      gather_with_slots<<<grid_for(selected), 256>>>(indices_.get(), selected, slot, keys_by_slot, slots);
+      CUDA_CHECK_LAUNCH();
+      // Group by slot, keeping each group's order: a stable radix sort on the slot's bits.
+      const std::uint64_t slot_count = keep.size() + singles.size();
+      const int bits = std::max(1, static_cast<int>(std::bit_width(slot_count - 1)));
+      run_cub([&](void* temp, std::size_t& bytes) {
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, slots, sorted_slots, keys_by_slot, next,
+                                               static_cast<std::int64_t>(selected), 0, bits);
+      });
+    }
+    // After the kept segments: this rank's single candidates, one per single bucket at most.
+    const std::uint64_t kept = segments.back();
+    std::vector<std::uint64_t> found(singles.size(), 0);
+    const std::vector<std::uint32_t> single_slots = sorted_slots_.download(selected - kept, kept);
+    const std::vector<Key> single_keys = next_.download(selected - kept, kept);
+    for (std::size_t j = 0; j < single_slots.size(); ++j) found[single_slots[j] - keep.size()] = single_keys[j];
+
+    candidates_.swap(next_);
+    segments_ = std::move(segments);
+    reduced_ = true;
+    size_ = kept;
+    return found;
+  }
+
+  std::vector<std::uint64_t> segment_key_ranges() const override {
+    std::vector<std::uint64_t> ranges;
+    if (segments_.size() < 2) return ranges;
+    const std::size_t count = segments_.size() - 1;
+    const std::uint64_t* offsets = segment_offsets_.upload(segments_);
+    MinMax* out = range_.reserve(count);
+    const auto in = thrust::make_transform_iterator(candidates_.get(), MinMaxOf{});
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceSegmentedReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(count), offsets, offsets + 1,
+                                                MergeMinMax{}, kEmptyRange);
+    });
+    for (const MinMax& range : range_.download(count)) {
+      ranges.push_back(range.min);
+      ranges.push_back(~range.max);
+    }
+    return ranges;
+  }
+
+  PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
+    const auto in = thrust::make_transform_iterator(all_.get(), PivotTerms{lo, hi, pivot});
+    ExactPivotSums* out = pivot_sums_.reserve(1);
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(n_), AddPivotSums{},
+                                       ExactPivotSums{0, 0, 0, 0, 0});
+    });
+    const ExactPivotSums s = pivot_sums_.download(1)[0];
+    return {static_cast<double>(s.below), static_cast<double>(s.equal), static_cast<double>(s.above),
+            -static_cast<double>(s.sum_below), static_cast<double>(s.sum_above)};
+  }
+
+  std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override {
+    if (n_ == 0) return {};
+    // Counted first, so the output buffer is the bracket's size, not n.
+    std::uint64_t* d_count = selected_count_.reserve(1);
+    const auto ones = thrust::make_transform_iterator(all_.get(), InsideCount{lo, hi});
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::Sum(temp, bytes, ones, reinterpret_cast<unsigned long long*>(d_count),
+                                    static_cast<std::int64_t>(n_));
+    });
+    const std::uint64_t count = selected_count_.download(1)[0];
+    Key* out = inside_.reserve(count);
+    const auto keys = thrust::make_transform_iterator(all_.get(), ToKey{});
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceSelect::If(temp, bytes, keys, out, d_count, static_cast<std::int64_t>(n_), Inside{lo, hi});
+    });
+    return inside_.download(count);
+  }
+
+ private:
+  KeySource<T> current() const { return reduced_ ? KeySource<T>{nullptr, candidates_.get()} : KeySource<T>{all_.get(), nullptr}; }
+
+  // A CUB call twice: the size of its temporary storage, then the work.
+  template <class Call>
+  void run_cub(Call&& call) const {
+    std::size_t bytes = 0;
+    CUDA_CHECK(call(nullptr, bytes));
+    CUDA_CHECK(call(cub_temp_.reserve(bytes), bytes));
+  }
+
+  std::uint64_t n_ = 0, size_ = 0;
+  DeviceBuffer<T> all_;           // every value
+  bool reduced_ = false;
+  DeviceBuffer<Key> candidates_;  // after a reduce: the kept keys, segment by segment
+  std::vector<std::uint64_t> segments_;  // segment s is candidates_[segments_[s], segments_[s+1])
+  // The assignment of the last count_buckets (recomputed by reduce rather than stored per value).
+  bool counted_ = false;
+  BucketOfCandidate<T> assignment_{};
+  std::uint64_t buckets_ = 0;
+  std::vector<std::uint64_t> local_counts_;
+  DeviceBuffer<KeyInterval> intervals_;
+  DeviceBuffer<std::uint64_t> bounds_;
+  // Scratch.
+  DeviceBuffer<std::int32_t> slots_;
+  DeviceBuffer<Index> indices_;
+  DeviceBuffer<Key> next_unsorted_, next_;
+  DeviceBuffer<std::uint32_t> slot_values_, sorted_slots_;
+  DeviceBuffer<unsigned long long> counts_;
+  int multiprocessors_ = 1;
+  mutable DeviceBuffer<std::byte> cub_temp_;
+  mutable DeviceBuffer<MinMax> range_;
+  mutable DeviceBuffer<std::uint64_t> selected_count_, segment_offsets_;
+  mutable DeviceBuffer<Index> sample_at_;
+  mutable DeviceBuffer<Key> sample_keys_, inside_;
+  mutable DeviceBuffer<ExactPivotSums> pivot_sums_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalShard> make_cuda_local_shard(std::span<const T> values) {
+  selection::require_no_nan(values);
+  auto shard = std::make_unique<CudaLocalShard<T>>(values.size());
+  if (!values.empty()) CUDA_CHECK(cudaMemcpy(shard->values(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
+  return shard;
+}
+
+template <class T>
+std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values, std::size_t count) {
+  if (count > 0) {  // the position of the first NaN, as require_no_nan names it
+    DeviceBuffer<std::uint64_t> first;
+    DeviceBuffer<std::byte> temp;
+    const auto positions = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), NanPosition<T>{d_values, count});
+    std::size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, positions, first.reserve(1), static_cast<std::int64_t>(count), Smaller{},
+                                         std::uint64_t{count}));
+    CUDA_CHECK(cub::DeviceReduce::Reduce(temp.reserve(bytes), bytes, positions, first.get(), static_cast<std::int64_t>(count),
+                                         Smaller{}, std::uint64_t{count}));
+    if (const std::uint64_t at = first.download(1)[0]; at < count)
+      throw std::invalid_argument("input holds NaN (at 0-based position " + std::to_string(at) + ")");
+  }
+  auto shard = std::make_unique<CudaLocalShard<T>>(count);
+  if (count > 0) CUDA_CHECK(cudaMemcpy(shard->values(), d_values, count * sizeof(T), cudaMemcpyDeviceToDevice));
+  return shard;
+}
+
+template std::unique_ptr<LocalShard> make_cuda_local_shard<float>(std::span<const float>);
+template std::unique_ptr<LocalShard> make_cuda_local_shard<double>(std::span<const double>);
+template std::unique_ptr<LocalShard> make_cuda_local_shard_from_device<float>(const float*, std::size_t);
+template std::unique_ptr<LocalShard> make_cuda_local_shard_from_device<double>(const double*, std::size_t);
+
+int bind_gpu_to_local_rank(Communicator& comm) {
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm.handle(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &local);
+  int local_rank = 0;
+  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm_free(&local);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();  // no device: leave no error behind for later checks
+    return -1;
+  }
+  const int device = local_rank % devices;
+  CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
+}  // namespace robustfit::distributed
