@@ -41,9 +41,11 @@ class DistributedEngine final : public Engine {
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                   Eigen::MatrixXd& grams) override;
 
- private:
   // Rows of the whole design (global numbers, any order, repeats allowed) on every rank.
+  // Collective, the same rows on every rank.
   void fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const;
+
+ private:
   // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
   // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
   std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
