@@ -19,6 +19,7 @@
 
 #include "../engine.hpp"
 #include "robustfit/distributed/communicator.hpp"
+#include "robustfit/distributed/selection.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -56,6 +57,7 @@ class DistributedEngine final : public Engine {
   std::size_t n_ = 0;
   std::vector<std::size_t> first_row_;  // first global row of each rank, and n last
   std::size_t batch_ = 1;                // candidates whose thresholds are selected together
+  distributed::DibmsOptions dibms_;
 };
 
 }  // namespace robustfit::regression::detail
