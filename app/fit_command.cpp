@@ -56,6 +56,13 @@ local optimum, better or worse); LMS candidates carry that error.
 float is an error with --backend cpu (the CPU backend computes in double), with --method ls,
 and where no GPU is usable.
 
+Under mpirun (mpirun -np N robust-fit fit ...) each rank reads only its own part of DATA.csv,
+or its own file with --shard-files, and the ranks run LTS together with the rows where they
+were read: the same seed gives the same fit as one process. The robust distances (FAST-MCD) are
+not computed there (as --no-mcd); --residuals is written by the ranks in turn into one file;
+--method lms/ls, --plot, --precision float and a --backend other than cpu are refused
+(docs/DISTRIBUTED.md).
+
 Options)";
 
 po::options_description fit_options(FitArguments& a) {
