@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <system_error>
 
 #include "cli_error.hpp"
@@ -12,6 +13,7 @@
 #include "mpi/distributed_fit.hpp"
 #include "options_util.hpp"
 #include "robustfit/data/design.hpp"
+#include "robustfit/distributed/mpi_session.hpp"
 #include "robustfit/distributed/sharded_csv.hpp"
 
 namespace robustfit::app {
@@ -85,8 +87,8 @@ void write_residuals_in_turn(distributed::Communicator& comm, const std::string&
 
 int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, regression::Method method,
                         regression::Precision precision, Stage stage) {
-  if (method != regression::Method::lts)
-    throw UsageError("--method " + a.method + ": under mpirun fit runs LTS only (LMS and LS are not distributed yet)");
+  if (method == regression::Method::lms)
+    throw UsageError("--method lms: under mpirun fit runs LTS and LS only (LMS is not distributed yet)");
   if (a.backend != "auto" && a.backend != "cpu")
     throw UsageError("--backend " + a.backend + ": under mpirun each rank computes on the CPU for now (auto or cpu)");
   if (a.selection != "auto")
@@ -107,7 +109,7 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
     if (part.dropped > 0)
       std::cerr << "robust-fit: note: dropped " << part.dropped << " of " << part.n + part.dropped
                 << " rows with missing or non-finite values (--drop-missing)\n";
-    if (!a.no_mcd)
+    if (!a.no_mcd && method == regression::Method::lts)
       std::cerr << "robust-fit: note: under mpirun the robust distances (FAST-MCD) are not computed, as with --no-mcd\n";
   }
   try {
@@ -122,7 +124,18 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   if (a.subsets) o.subsets = *a.subsets;
   o.seed = a.seed;
   o.mcd = false;
-  const regression::FitResult result = regression::fit_lts_distributed(comm, design.X, design.y, o);
+  // The fit's own errors (h out of range, a rank-deficient reweighted design) are decided alike
+  // on every rank; running out of memory on one rank is not: that rank says so and ends the job,
+  // as the others would wait for it in a collective.
+  const regression::FitResult result = [&] {
+    try {
+      return method == regression::Method::ls ? regression::fit_ls_distributed(comm, design.X, design.y, o.intercept)
+                                              : regression::fit_lts_distributed(comm, design.X, design.y, o);
+    } catch (const std::bad_alloc&) {
+      std::cerr << "robust-fit: error: rank " << comm.rank() << ": out of memory during the fit\n";
+      distributed::abort_all_ranks(kExitDataError);
+    }
+  }();
 
   DistributedRows rows;
   rows.ranks = comm.size();

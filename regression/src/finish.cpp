@@ -195,14 +195,19 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   add_inference(data, result);
 }
 
-void finish_ls(const ModelData& data, FitResult& result) {
-  set_common(data, RowReductions{}, data.n(), result);
+void finish_ls(const ModelData& data, FitResult& result) { finish_ls(data, RowReductions{}, result); }
+
+void finish_ls(const ModelData& data, const RowReductions& all, FitResult& result) {
+  set_common(data, all, 0, result);
+  result.h = result.n;
   result.method = Method::ls;
-  result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_rows(data.X, data.y, {}), "design matrix");
+  result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_all_rows(all, data.X, data.y), "design matrix");
   Fit fit = fit_of(data.X, data.y, result.coefficients);
-  result.objective = fit.residuals.squaredNorm();
-  result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(data.n() - data.p()));
-  const double total = data.intercept ? (data.y.array() - data.y.mean()).square().sum() : data.y.squaredNorm();
+  result.objective = all.sum(fit.residuals.squaredNorm());
+  result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(result.n - data.p()));
+  // Eigen's mean() is sum() / size(): the same bits in one process.
+  const double mean = all.sum(data.y.sum()) / static_cast<double>(result.n);
+  const double total = all.sum(data.intercept ? (data.y.array() - mean).square().sum() : data.y.squaredNorm());
   result.r_squared = total > 0 ? std::clamp(1 - result.objective / total, 0.0, 1.0) : 0.0;
   // LS flags no outliers: every row keeps weight 1 (the standardized residuals are reported).
   result.fitted = std::move(fit.fitted);
@@ -213,7 +218,7 @@ void finish_ls(const ModelData& data, FitResult& result) {
   result.outlier.assign(data.n(), false);
   result.best_subset.resize(data.n());
   std::iota(result.best_subset.begin(), result.best_subset.end(), std::size_t{0});
-  add_inference(data, result);
+  add_inference(data, all, result);
 }
 
 }  // namespace robustfit::regression::detail

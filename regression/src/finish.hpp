@@ -26,7 +26,8 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
 // |r/scale| > 2.5.
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result);
 
-// Ordinary least squares.
+// Ordinary least squares; with `all`, over all parts (as finish_lts above).
 void finish_ls(const ModelData& data, FitResult& result);
+void finish_ls(const ModelData& data, const RowReductions& all, FitResult& result);
 
 }  // namespace robustfit::regression::detail

@@ -9,7 +9,6 @@
 
 #include "robustfit/common/parallel.hpp"
 #include "least_squares.hpp"
-#include "tall_qr.hpp"
 
 namespace robustfit::regression::detail {
 

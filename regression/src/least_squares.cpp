@@ -45,6 +45,14 @@ std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const
   return ls_of_factors(reductions.stacked(factors_of_rows(X, y, rows)), m);
 }
 
+std::optional<Eigen::VectorXd> ls_on_all_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                              const Eigen::VectorXd& y) {
+  const std::size_t m = reductions.total(static_cast<std::size_t>(X.rows()));
+  if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
+  const Eigen::MatrixXd local = X.rows() == 0 ? Eigen::MatrixXd(0, X.cols() + 1) : stacked_block_factors(X, y, {});
+  return ls_of_factors(reductions.stacked(local), m);
+}
+
 std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs) {
   const Eigen::LLT<Eigen::MatrixXd> llt(gram);
   if (llt.info() != Eigen::Success) return std::nullopt;

@@ -27,6 +27,9 @@ Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd&
 // rank deficient.
 std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
                                           const Eigen::VectorXd& y, std::span<const std::size_t> rows);
+// LS on every row of every part (ls_on_rows(X, y, {}) in one process).
+std::optional<Eigen::VectorXd> ls_on_all_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                              const Eigen::VectorXd& y);
 
 // Solves the normal equations G beta = rhs (G symmetric, lower triangle used) by Cholesky;
 // nullopt when G is not safely positive definite (then callers refit by QR instead). Shared by

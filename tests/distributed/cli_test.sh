@@ -82,6 +82,7 @@ fit_same() {  # fit_same NAME ONE_PROCESS_ARGS -- MPIRUN_ARGS
 datasets=$(cd "$(dirname "$0")/../../data/datasets" && pwd)
 fit_same stackloss "$datasets/stackloss.csv" -y stack.loss -- "$datasets/stackloss.csv" -y stack.loss
 fit_same hbk "$datasets/hbk.csv" -y Y --subsets 1000 --seed 3 -- "$datasets/hbk.csv" -y Y --subsets 1000 --seed 3
+fit_same hbk-ls "$datasets/hbk.csv" -y Y --method ls -- "$datasets/hbk.csv" -y Y --method ls
 fit_same starsCYG "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets 500 -- \
   "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets 500
 # Above 20000 rows: nested subsamples, deterministic starts from the strided subsample.
@@ -135,5 +136,5 @@ grep -q "robust-fit: error: rank $((ranks - 1)): .*fbad.csv.*25000" "$dir/err3.t
 mpi fit "$datasets/stackloss.csv" -y stack.loss --method lms >/dev/null 2>"$dir/err4.txt"
 code=$?
 [ $code = 2 ] || fail "fit --method lms: exit $code"
-[ "$(grep -c 'robust-fit: error: --method lms: under mpirun fit runs LTS only' "$dir/err4.txt")" = 1 ] || fail "lms: $(cat "$dir/err4.txt")"
+[ "$(grep -c 'robust-fit: error: --method lms: under mpirun fit runs LTS and LS only' "$dir/err4.txt")" = 1 ] || fail "lms: $(cat "$dir/err4.txt")"
 echo "ok"

@@ -1,4 +1,5 @@
-// LTS across ranks (fit_lts_distributed) against fit_lts on all rows in one process: the search
+// LTS and LS across ranks (fit_lts_distributed, fit_ls_distributed) against fit_lts and fit_ls
+// on all rows in one process: the search
 // and the finish (raw fit, scales with their consistency factors, reweighting, robust R^2,
 // inference) to 1e-9, and this rank's rows of the per-row results (outlier flags, weights,
 // the h-subset) exactly; even and uneven shards (a rank of no rows, a rank of one row).
@@ -97,6 +98,36 @@ TEST(DistributedLtsFit, DefaultSearchEqualsOneProcess) {
 
 TEST(DistributedLtsFit, NestedSearchEqualsOneProcess) {
   expect_same_fit(3000, "empty_then_one", with_subsets(30));
+}
+
+TEST(DistributedLsFit, EqualsOneProcess) {
+  rd::Communicator comm;
+  const std::size_t n = 500;
+  Eigen::MatrixXd X1;
+  Eigen::VectorXd y;
+  rt::contaminated(n, X1, y);
+  const Eigen::MatrixXd X = X1.rightCols(2);
+  for (const bool intercept : {true, false}) {
+    const rr::FitResult want = rr::fit_ls(X, y, intercept);
+    for (const char* split : rt::kSplits) {
+      const auto [begin, end] = rt::shard_rows(split, n, comm.rank(), comm.size());
+      const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+      const rr::FitResult got = rr::fit_ls_distributed(comm, X.middleRows(b, m), y.segment(b, m), intercept);
+      const std::string where = std::string("LS split ") + split + (intercept ? "" : " no intercept");
+      EXPECT_EQ(got.n, n) << where;
+      for (Eigen::Index j = 0; j < want.coefficients.size(); ++j) {
+        expect_close(got.coefficients(j), want.coefficients(j), "coefficient " + where);
+        expect_close(got.inference.coefficients[static_cast<std::size_t>(j)].std_error,
+                     want.inference.coefficients[static_cast<std::size_t>(j)].std_error, "std error " + where);
+      }
+      expect_close(got.objective, want.objective, "RSS " + where);
+      expect_close(got.scale, want.scale, "scale " + where);
+      expect_close(got.r_squared, want.r_squared, "R^2 " + where);
+      expect_close(got.inference.adj_r_squared, want.inference.adj_r_squared, "adjusted R^2 " + where);
+      ASSERT_EQ(got.residuals.size(), m) << where;
+      for (Eigen::Index i = 0; i < m; ++i) expect_close(got.residuals(i), want.residuals(b + i), "residual " + where);
+    }
+  }
 }
 
 TEST(DistributedLtsFit, DesignChecksSeeAllRanks) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../deterministic_starts.hpp"
+#include "../finish.hpp"
 #include "../lts_fit.hpp"
 #include "distributed_engine.hpp"
 #include "distributed_reductions.hpp"
@@ -44,6 +45,20 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
     return detail::deterministic_starts_of_sample(sample, h, n);
   };
   return detail::fit_lts_on(data, all, options, parts, total);
+}
+
+FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept) {
+  detail::Stopwatch total;
+  const detail::DistributedReductions all(comm);
+  const detail::ModelData data = detail::make_model_data(X_local, y_local, intercept, {}, all);
+  FitResult result;
+  detail::finish_ls(data, all, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
+  result.backend = "mpi+cpu";
+  result.selection = "none";
+  result.timings.total_s = result.timings.finish_s = total.lap();
+  return result;
 }
 
 }  // namespace robustfit::regression

@@ -5,7 +5,7 @@
 // statistics of all rows on every rank and the per-row vectors of the result (fitted,
 // residuals, weights, outlier flags; best_subset in local row numbers) of this rank's rows.
 // Every rank calls with the same options. Not distributed: FAST-MCD (options.mcd must be
-// false), LMS, LS.
+// false), LMS.
 #include <span>
 #include <string>
 
@@ -22,5 +22,8 @@ void check_design_distributed(distributed::Communicator& comm, MatrixRef X_local
 
 FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,
                               const LtsOptions& options);
+
+// fit_ls over all ranks' rows: the QR factors of each rank's rows stacked, sums all-reduced.
+FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept = true);
 
 }  // namespace robustfit::regression
