@@ -32,8 +32,11 @@ void DistributedReductions::agree(const std::function<void()>& step) const { com
 
 Eigen::MatrixXd DistributedReductions::stacked(const Eigen::MatrixXd& local) const {
   const Eigen::Index c = local.cols();
-  // Row by row, so that each rank's rows arrive as one run.
-  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = local;
+  // Several blocks' triangles become one first (as ls_of_factors would make them): at most c^2
+  // numbers per rank, whatever its number of rows. Row by row, so that each rank's rows arrive
+  // as one run.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = local;
+  if (local.rows() > c) rows = Eigen::HouseholderQR<Eigen::MatrixXd>(local).matrixQR().topRows(c).triangularView<Eigen::Upper>();
   const std::vector<std::uint64_t> all =
       comm_.all_gather(bits_of(std::span<const double>(rows.data(), static_cast<std::size_t>(rows.size()))));
   const std::uint64_t mine = static_cast<std::uint64_t>(local.rows() > 0);

@@ -2,7 +2,8 @@
 // RowReductions (../row_reductions.hpp) over the ranks of an MPI job, each holding a contiguous
 // block of rows in rank order: the input checks and the LTS finish then see all rows.
 //   sums, extremes       all-reduce;
-//   stacked QR factors   all-gather of each rank's factors, one more QR when several ranks have rows;
+//   stacked QR factors   each rank's factors made one triangle, all-gathered ((p+1)^2 numbers per
+//                        rank), one more QR when several ranks have rows;
 //   smallest_h           the h-th smallest by DIBMS, ties to the lower global row (an exclusive
 //                        prefix sum of tie counts), as the CPU engine breaks them;
 //   trimmed_sum          the same threshold, the sum below it and its count all-reduced;
