@@ -88,6 +88,11 @@ fit_same starsCYG "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets
 # Above 20000 rows: nested subsamples, deterministic starts from the strided subsample.
 "$rf" generate --scenario mixed --n 25000 --p 2 --contamination 0.2 --seed 6 --output "$dir/f.csv" >/dev/null 2>&1 || fail "generate f"
 fit_same n25000 "$dir/f.csv" -y y -- "$dir/f.csv" -y y
+# --drop-missing with missing cells in the first, a middle and the last part: the same rows
+# dropped, the outliers named by the same data rows.
+sed -e '100s/^[^,]*,/NA,/' -e '12000s/,[^,]*$/,/' -e '24000s/^[^,]*,/,/' "$dir/f.csv" >"$dir/fmiss.csv"
+fit_same drop-missing "$dir/fmiss.csv" -y y --drop-missing --subsets 50 -- "$dir/fmiss.csv" -y y --drop-missing --subsets 50
+grep -q '"dropped_rows": 3' "$dir/fit_many.json" || fail "drop-missing: dropped rows"
 if [ "${ROBUSTFIT_MPI_LARGE:-0}" = 1 ]; then
   "$rf" generate --scenario vertical --n 100000 --p 3 --contamination 0.2 --seed 7 --output "$dir/l.csv" >/dev/null 2>&1 || fail "generate l"
   fit_same n100000 "$dir/l.csv" -y y --subsets 50 -- "$dir/l.csv" -y y --subsets 50
