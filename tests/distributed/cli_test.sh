@@ -74,7 +74,8 @@ fit_same() {  # fit_same NAME ONE_PROCESS_ARGS -- MPIRUN_ARGS
   while [ "$1" != -- ]; do one+=("$1"); shift; done
   shift
   many=("$@")
-  "$rf" fit "${one[@]}" --no-mcd -o json -q >"$dir/fit_one.json" || fail "fit $name: one process"
+  "$rf" fit "${one[@]}" --no-mcd -o json -q >"$dir/fit_one.json" 2>"$dir/fit_err_one.txt" ||
+    fail "fit $name: one process: $(cat "$dir/fit_err_one.txt")"
   mpi fit "${many[@]}" -o json -q >"$dir/fit_many.json" 2>"$dir/fit_err.txt" || fail "fit $name: mpirun: $(cat "$dir/fit_err.txt")"
   same_json "$dir/fit_one.json" "$dir/fit_many.json" >"$dir/fit_diff.txt" || fail "fit $name differs: $(head -5 "$dir/fit_diff.txt")"
   grep -q "\"ranks\": $ranks" "$dir/fit_many.json" || fail "fit $name: no rank count"
