@@ -9,6 +9,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "diagnostic_plots.hpp"
+#include "fit_arguments.hpp"
 #include "fit_report.hpp"
 #include "options_util.hpp"
 #include "progress_line.hpp"
@@ -16,6 +17,10 @@
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "robustfit/selection/gpu.hpp"
+#ifdef ROBUSTFIT_WITH_MPI
+#include "mpi_fit.hpp"
+#include "mpi_run.hpp"
+#endif
 
 namespace po = boost::program_options;
 
@@ -57,16 +62,15 @@ local optimum, better or worse); LMS candidates carry that error.
 float is an error with --backend cpu (the CPU backend computes in double), with --method ls,
 and where no GPU is usable.
 
-Options)";
+Under mpirun (mpirun -np N robust-fit fit ...) each rank reads only its own part of DATA.csv,
+or its own file with --shard-files, and the ranks run LTS together with the rows where they
+were read: the same seed gives the same fit as one process (LTS; --method ls too). The robust
+distances (FAST-MCD) are not computed there (as --no-mcd); --residuals is written by the ranks
+in turn into one file; --method lms, --plot, --precision float and a --backend other than cpu
+are refused
+(docs/DISTRIBUTED.md).
 
-struct FitArguments {
-  std::string data_file, response, predictors, method, backend, selection, precision, output, residuals, plot;
-  std::string alpha_text, h_text, subsets_text, seed_text;  // numbers as typed: parse_integer / parse_number
-  double alpha = 0.5;
-  std::optional<std::size_t> h, subsets;
-  std::uint64_t seed = 0;
-  bool no_intercept = false, drop_missing = false, no_mcd = false, quiet = false;
-};
+Options)";
 
 po::options_description fit_options(FitArguments& a) {
   po::options_description options(kFitHelp);
@@ -89,6 +93,7 @@ po::options_description fit_options(FitArguments& a) {
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
     ("residuals", po::value(&a.residuals), "write per-row fitted values, residuals, weights and outlier flags to this CSV")
     ("plot", po::value(&a.plot), "draw the four diagnostic panels (residuals vs index and vs fitted, normal Q-Q, outlier map) to FILE.png, .svg or .pdf")
+    ("shard-files", po::value(&a.shard_files), "F0.csv,F1.csv,...: under mpirun, the data as one file per rank (rank r reads file r, each with the header) instead of DATA.csv")
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)")
     ("quiet,q", po::bool_switch(&a.quiet), "no progress line on stderr (shown only in a terminal, for fits longer than a second)");
   return options;
@@ -151,7 +156,10 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
     if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
-  if (a.data_file.empty()) throw UsageError("fit: no data file given (usage: robust-fit fit DATA.csv --response NAME)");
+  if (vm.count("shard-files")) a.shard_file_list = split_list(a.shard_files, "shard-files");
+  if (a.data_file.empty() && a.shard_file_list.empty())
+    throw UsageError("fit: no data file given (usage: robust-fit fit DATA.csv --response NAME)");
+  if (!a.data_file.empty() && !a.shard_file_list.empty()) throw UsageError("fit: give DATA.csv or --shard-files, not both");
   if (a.response.empty()) throw UsageError("fit: --response is required (the name of the response column)");
   a.alpha = parse_number("alpha", a.alpha_text, 0.5, 1);
   if (vm.count("h")) a.h = parse_integer("h", a.h_text, 1);
@@ -159,6 +167,12 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   a.seed = parse_integer("seed", a.seed_text);
   const auto method = parse_or_usage<regression::Method>("method", a.method, regression::parse_method);
   const auto precision = parse_or_usage<regression::Precision>("precision", a.precision, regression::parse_precision);
+#ifdef ROBUSTFIT_WITH_MPI
+  if (distributed::Communicator* comm = mpi_world()) return run_fit_distributed(*comm, a, method, precision, stage);
+#endif
+  if (!a.shard_file_list.empty())
+    throw UsageError("--shard-files: one file per rank is for mpirun (mpirun -np N robust-fit fit --shard-files ...); "
+                     "without it give DATA.csv");
   // The engines select one rank per candidate: the table's batched use. LS runs on the CPU
   // whatever the backend: only the names and the table are checked for it, not the device.
   const bool cuda_usable = method == regression::Method::ls || regression::cuda_backend_available();

@@ -29,7 +29,9 @@ std::vector<std::string> coefficient_names(const regression::FitResult& fit, con
   return names;
 }
 
-std::vector<std::size_t> outlier_rows(const regression::FitResult& fit, const data::Design& design) {
+std::vector<std::size_t> outlier_rows(const regression::FitResult& fit, const FitContext& context) {
+  if (context.distributed) return context.distributed->outlier_rows;
+  const data::Design& design = *context.design;
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < fit.outlier.size(); ++i)
     if (fit.outlier[i]) rows.push_back(design.data_rows[i]);
@@ -76,7 +78,8 @@ std::string stars(double p) {
   return p < 0.001 ? "***" : p < 0.01 ? "**" : p < 0.05 ? "*" : p < 0.1 ? "." : "";
 }
 
-void print_inference(std::ostream& out, const regression::FitResult& fit, const std::vector<std::string>& names) {
+void print_inference(std::ostream& out, const regression::FitResult& fit, const std::vector<std::string>& names,
+                     std::size_t kept_rows) {
   const regression::Inference& inference = fit.inference;
   std::vector<std::vector<std::string>> cells = {{"", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""}};
   for (std::size_t j = 0; j < names.size(); ++j) {
@@ -88,7 +91,7 @@ void print_inference(std::ostream& out, const regression::FitResult& fit, const 
   for (const auto& row : cells)
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
   if (fit.method != regression::Method::ls)
-    out << "Reweighted least squares on the " << static_cast<std::size_t>(fit.weights.sum()) << " rows of weight 1 (as robustbase's summary.lts):\n";
+    out << "Reweighted least squares on the " << kept_rows << " rows of weight 1 (as robustbase's summary.lts):\n";
   else
     out << "Coefficients:\n";
   for (const auto& row : cells) {
@@ -122,7 +125,11 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
         << (fit.singular_subsets ? ", " + std::to_string(fit.singular_subsets) + (fit.exhaustive ? " singular" : " singular ones redrawn")
                                  : std::string())
         << ", backend " << fit.backend
-        << (fit.precision == regression::Precision::single_precision ? " (float precision)" : "") << "\n";
+        << (fit.precision == regression::Precision::single_precision ? " (float precision)" : "")
+        << (context.distributed ? ", " + std::to_string(context.distributed->ranks) + " ranks, " +
+                                      std::to_string(context.distributed->bytes) + " bytes communicated by rank 0"
+                                : std::string())
+        << "\n";
   out << "\n";
 
   const auto names = coefficient_names(fit, design);
@@ -146,7 +153,7 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
         << (fit.method == regression::Method::lts ? "  (sum of the h smallest squared residuals of the raw fit)\n"
                                                   : "  (h-th smallest squared residual of the raw fit)\n");
     out << "robust R^2: " << number(fit.r_squared) << "\n";
-    const auto rows = outlier_rows(fit, design);
+    const auto rows = outlier_rows(fit, context);
     out << "outliers: " << rows.size();
     if (!rows.empty()) {
       out << " (data rows";
@@ -159,7 +166,8 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
   }
   if (!fit.inference.coefficients.empty()) {
     out << "\n";
-    print_inference(out, fit, names);
+    print_inference(out, fit, names,
+                    context.distributed ? context.distributed->kept_rows : static_cast<std::size_t>(fit.weights.sum()));
   }
   const auto classes = regression::outlier_map(fit);
   if (!classes.empty()) {
@@ -181,7 +189,9 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
     raw[names[j]] = fit.raw_coefficients(static_cast<Eigen::Index>(j));
   }
   std::vector<std::size_t> best;
-  for (std::size_t i : fit.best_subset) best.push_back(design.data_rows[i]);
+  if (context.distributed) best = context.distributed->best_subset_rows;
+  else
+    for (std::size_t i : fit.best_subset) best.push_back(design.data_rows[i]);
   nlohmann::ordered_json j;
   j["method"] = std::string(regression::to_string(fit.method));
   j["data"] = context.data_file;
@@ -216,7 +226,7 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["f_df"] = inference.f_statistic ? nlohmann::ordered_json::array({inference.f_numerator_df, inference.df})
                                     : nlohmann::ordered_json(nullptr);
   j["f_p_value"] = inference.f_p_value ? number_or_null(*inference.f_p_value) : nlohmann::ordered_json(nullptr);
-  j["outliers"] = outlier_rows(fit, design);
+  j["outliers"] = outlier_rows(fit, context);
   // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run.
   if (fit.robust_distances.empty()) {
     j["robust_distances"] = j["rd_cutoff"] = j["outlier_map"] = nullptr;
@@ -234,6 +244,10 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["exhaustive"] = fit.exhaustive;
   j["seed"] = context.seed;
   j["backend"] = fit.backend;
+  if (context.distributed) {
+    j["ranks"] = context.distributed->ranks;
+    j["bytes_communicated"] = context.distributed->bytes;
+  }
   j["selection"] = fit.selection;
   j["precision"] = std::string(regression::to_string(fit.precision));
   j["timings_s"] = {{"setup", fit.timings.setup_s},   {"subsets", fit.timings.subsets_s},
@@ -293,5 +307,24 @@ void write_residuals_csv(const std::filesystem::path& path, const regression::Fi
   if (!file || !file.flush())
     throw data::DataError("cannot write '" + path.string() + "': " + std::generic_category().message(errno ? errno : EIO));
 }
+
+std::string residuals_csv_rows(const regression::FitResult& fit, const FitContext& context) {
+  const data::Design& design = *context.design;
+  std::string text;
+  char buffer[32];
+  for (Eigen::Index r = 0; r < fit.residuals.size(); ++r) {
+    const double values[] = {static_cast<double>(design.data_rows[static_cast<std::size_t>(r)]), fit.fitted(r), fit.residuals(r),
+                             fit.standardized_residuals(r), fit.weights(r), fit.outlier[static_cast<std::size_t>(r)] ? 1.0 : 0.0};
+    for (std::size_t c = 0; c < std::size(values); ++c) {
+      const double value = values[c];
+      if (std::isnan(value)) text += "NaN";
+      else if (std::isinf(value)) text += value > 0 ? "Inf" : "-Inf";
+      else text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+      text += c + 1 < std::size(values) ? ',' : '\n';
+    }
+  }
+  return text;
+}
+
 
 }  // namespace robustfit::app

@@ -5,17 +5,29 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/fit_result.hpp"
 
 namespace robustfit::app {
 
+// A fit under mpirun, as rank 0 prints it: what rank 0's FitResult (whose per-row vectors hold
+// its own rows) cannot say about the other ranks' rows.
+struct DistributedRows {
+  int ranks = 0;
+  std::uint64_t bytes = 0;                     // payload rank 0 handed to collectives
+  std::vector<std::size_t> outlier_rows;       // 1-based data rows over all ranks, ascending
+  std::vector<std::size_t> best_subset_rows;   // the same for the raw fit's h-subset
+  std::size_t kept_rows = 0;                   // rows of weight 1 over all ranks
+};
+
 struct FitContext {
   std::string data_file;
   const data::Design* design = nullptr;
   double alpha = 0.5;        // LTS only
   std::uint64_t seed = 0;
+  const DistributedRows* distributed = nullptr;  // under mpirun
 };
 
 void print_fit_table(std::ostream& out, const regression::FitResult& fit, const FitContext& context);
@@ -26,5 +38,8 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
 // when the fit has robust distances, robust_distance and class (the outlier map's, as text).
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,
                          const FitContext& context);
+// The rows of that CSV without robust distances (no header), for writing it in parts.
+std::string residuals_csv_rows(const regression::FitResult& fit, const FitContext& context);
+inline constexpr const char* kResidualsCsvHeader = "row,fitted,residual,std_residual,weight,outlier\n";
 
 }  // namespace robustfit::app

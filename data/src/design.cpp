@@ -122,7 +122,7 @@ Design make_design(const Table& table, const DesignOptions& options) {
 
   std::vector<std::size_t> used{response};
   used.insert(used.end(), predictors.begin(), predictors.end());
-  const RowSelection selection = select_rows(table, used, options.drop_missing);
+  const RowSelection selection = select_rows(table, used, options.drop_missing, options.allow_empty);
 
   const auto n = static_cast<Eigen::Index>(selection.kept.size());
   const auto q = static_cast<Eigen::Index>(predictors.size());

@@ -42,6 +42,16 @@ void Communicator::all_reduce_max(std::span<std::uint64_t> values) {
   check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_count(values.size()), MPI_UINT64_T, MPI_MAX, comm_), "MPI_Allreduce");
 }
 
+void Communicator::all_reduce_min(std::span<double> values) {
+  bytes_ += values.size_bytes();
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_count(values.size()), MPI_DOUBLE, MPI_MIN, comm_), "MPI_Allreduce");
+}
+
+void Communicator::all_reduce_max(std::span<double> values) {
+  bytes_ += values.size_bytes();
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_count(values.size()), MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+}
+
 std::uint64_t Communicator::all_reduce_sum(std::uint64_t value) {
   all_reduce_sum(std::span<std::uint64_t>(&value, 1));
   return value;
@@ -101,6 +111,22 @@ std::vector<std::uint64_t> Communicator::all_gather(std::span<const std::uint64_
   check(MPI_Allgatherv(local.data(), count, MPI_UINT64_T, all.data(), counts.data(), offsets.data(), MPI_UINT64_T,
                        comm_), "MPI_Allgatherv");
   return all;
+}
+
+std::vector<std::uint64_t> Communicator::all_to_all(std::span<const std::uint64_t> values,
+                                                    std::span<const std::size_t> counts) {
+  const auto q = static_cast<std::size_t>(size_);
+  if (counts.size() != q) throw std::invalid_argument("all_to_all: one count per rank is needed");
+  std::vector<int> send_counts(q), receive_counts(q), send_offsets(q), receive_offsets(q);
+  for (std::size_t r = 0; r < q; ++r) send_counts[r] = as_count(counts[r]);
+  bytes_ += q * sizeof(int) + values.size_bytes();
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
+  std::exclusive_scan(send_counts.begin(), send_counts.end(), send_offsets.begin(), 0);
+  std::exclusive_scan(receive_counts.begin(), receive_counts.end(), receive_offsets.begin(), 0);
+  std::vector<std::uint64_t> received(static_cast<std::size_t>(std::accumulate(receive_counts.begin(), receive_counts.end(), 0L)));
+  check(MPI_Alltoallv(values.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T, received.data(),
+                      receive_counts.data(), receive_offsets.data(), MPI_UINT64_T, comm_), "MPI_Alltoallv");
+  return received;
 }
 
 void Communicator::broadcast(std::vector<std::uint64_t>& values, int root) {

@@ -43,7 +43,21 @@ struct DesignScan {
   bool finite = true;
   Eigen::VectorXd min, max;
   Eigen::MatrixXd gram;
+  double y_largest = 0;  // max |y|
 };
+
+// The scan of this part's rows -> the scan of all rows.
+void reduce(DesignScan& scan, const RowReductions& all) {
+  double flags[] = {scan.finite ? 0.0 : 1.0};
+  all.max(flags);
+  scan.finite = flags[0] == 0;
+  all.min(std::span<double>(scan.min.data(), static_cast<std::size_t>(scan.min.size())));
+  all.max(std::span<double>(scan.max.data(), static_cast<std::size_t>(scan.max.size())));
+  all.sum(std::span<double>(scan.gram.data(), static_cast<std::size_t>(scan.gram.size())));
+  double largest[] = {scan.y_largest};
+  all.max(largest);
+  scan.y_largest = largest[0];
+}
 
 constexpr std::size_t kScanRows = 2048;  // rows per Gram update: the block stays in cache
 
@@ -102,11 +116,14 @@ bool certainly_full_rank(const Eigen::MatrixXd& lower_gram, std::size_t n) {
   return (lambda - slack) * d.minCoeff() * d.minCoeff() > kRatio * kRatio * d.squaredNorm() * (1 + slack);
 }
 
-void require_full_rank(const ModelData& data, const Eigen::MatrixXd& gram, const Namer& predictor) {
-  if (certainly_full_rank(gram, data.n())) return;
+void require_full_rank(const ModelData& data, const RowReductions& all, std::size_t n, const Eigen::MatrixXd& gram,
+                       const Namer& predictor) {
+  if (certainly_full_rank(gram, n)) return;
   // Pivoted QR of the blockwise R factors (TSQR): the same singular values and column norms as
   // X itself, at the cost of a parallel blocked QR instead of an unblocked pivoted one.
-  Eigen::MatrixXd factors = stacked_block_factors(data.X, data.y, {}).leftCols(data.X.cols());
+  const Eigen::MatrixXd local = data.n() == 0 ? Eigen::MatrixXd(0, data.X.cols() + 1)
+                                              : stacked_block_factors(data.X, data.y, {});
+  Eigen::MatrixXd factors = all.stacked(local).leftCols(data.X.cols());
   // Rank does not change with column scaling, but the QR's threshold is relative to the largest
   // pivot: unit columns so that an intercept beside predictors of size 1e150 is not "zero".
   for (Eigen::Index j = 0; j < factors.cols(); ++j) {
@@ -127,8 +144,7 @@ void require_full_rank(const ModelData& data, const Eigen::MatrixXd& gram, const
 // Squares and sums of squares must stay finite and normal: every column (and y) whose largest
 // magnitude is above 1e152 (squares to 1e304, leaving room for sums of ~1e4 such terms) or,
 // when not zero, below 1e-152 (squares under double's smallest normal) is refused.
-void require_representable(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y,
-                           const DesignScan& scan, const Namer& predictor) {
+void require_representable(Eigen::Ref<const Eigen::MatrixXd> predictors, const DesignScan& scan, const Namer& predictor) {
   constexpr double kLargest = 1e152, kSmallest = 1e-152;
   const auto check = [&](double largest, const std::string& name) {
     char text[32];
@@ -141,13 +157,13 @@ void require_representable(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::
                                   " in magnitude: below 1e-152 their squares underflow double; rescale the data");
   };
   for (Eigen::Index j = 0; j < predictors.cols(); ++j) check(std::max(-scan.min(j), scan.max(j)), predictor(j));
-  check(y.size() > 0 ? y.cwiseAbs().maxCoeff() : 0.0, "the response");
+  check(scan.y_largest, "the response");
 }
 
 }  // namespace
 
 ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
-                          std::span<const std::string> names) {
+                          std::span<const std::string> names, const RowReductions& all) {
   const Namer predictor{names};
   if (predictors.rows() != y.size())
     throw std::invalid_argument("X has " + std::to_string(predictors.rows()) + " rows but y has " +
@@ -161,9 +177,13 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
   const Eigen::Index offset = intercept ? 1 : 0;
   data.X.resize(predictors.rows(), predictors.cols() + offset);
   data.y.resize(y.size());
-  const DesignScan scan = copy_and_scan(predictors, y, data);
-  if (!scan.finite) require_finite(predictors, y, predictor);  // finds and names the first one
-  require_representable(predictors, y, scan, predictor);
+  DesignScan scan = copy_and_scan(predictors, y, data);
+  scan.y_largest = y.size() > 0 ? y.cwiseAbs().maxCoeff() : 0.0;
+  reduce(scan, all);
+  const std::size_t n = all.total(data.n());
+  // Finds and names the first one; on one part only: the other parts stop too.
+  if (!scan.finite) all.agree([&] { require_finite(predictors, y, predictor); });
+  require_representable(predictors, scan, predictor);
   data.column_scale = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(data.p()));
   for (Eigen::Index j = 0; j < predictors.cols(); ++j) {
     const double largest = std::max(-scan.min(j), scan.max(j));
@@ -172,17 +192,17 @@ ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::R
     data.column_scale(j + offset) = std::ldexp(1.0, exponent);
     data.X.col(j + offset) *= std::ldexp(1.0, -exponent);
   }
-  if (data.n() <= data.p())
-    throw std::invalid_argument("too few observations: n = " + std::to_string(data.n()) +
+  if (n <= data.p())
+    throw std::invalid_argument("too few observations: n = " + std::to_string(n) +
                                 " must exceed the number of coefficients p = " + std::to_string(data.p()));
   if (intercept)
     for (Eigen::Index j = 0; j < predictors.cols(); ++j)
       if (scan.max(j) == scan.min(j))
-        throw std::invalid_argument(predictor(j) + " is constant (" + std::to_string(predictors(0, j)) +
+        throw std::invalid_argument(predictor(j) + " is constant (" + std::to_string(scan.min(j)) +
                                     "): it is collinear with the intercept; remove it");
   // The Gram matrix of the stored (scaled) X; the scan summed the caller's.
   const Eigen::VectorXd inverse = data.column_scale.cwiseInverse();
-  require_full_rank(data, inverse.asDiagonal() * scan.gram * inverse.asDiagonal(), predictor);
+  require_full_rank(data, all, n, inverse.asDiagonal() * scan.gram * inverse.asDiagonal(), predictor);
   return data;
 }
 

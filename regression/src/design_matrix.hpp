@@ -5,6 +5,8 @@
 #include <span>
 #include <string>
 
+#include "row_reductions.hpp"
+
 namespace robustfit::regression::detail {
 
 struct ModelData {
@@ -24,8 +26,10 @@ struct ModelData {
 // (naming the first row/column, 1-based), no coefficients to fit, n <= p, a constant predictor
 // together with an intercept, collinear predictors (rank-deficient design; names the column).
 // Messages name predictors by `names` when given, else "predictor j" (1-based).
+// With `all` reducing over the parts of a distributed data set (row_reductions.hpp): the checks,
+// the column scales and n are those of all rows; X and y hold this part's rows.
 ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
-                          std::span<const std::string> names = {});
+                          std::span<const std::string> names = {}, const RowReductions& all = RowReductions{});
 
 // Coefficients of the stored X -> coefficients of the caller's X (in place).
 void to_original_scale(const ModelData& data, Eigen::VectorXd& coefficients);

@@ -41,21 +41,33 @@ Eigen::MatrixXd starts_on(const ModelData& data, std::size_t h);
 
 }  // namespace
 
-Eigen::MatrixXd deterministic_starts(const ModelData& data, std::size_t h) {
-  const Eigen::Index n = data.X.rows();
-  if (n <= kMaxRows) return starts_on(data, h);
-  ModelData sample;
-  sample.intercept = data.intercept;
-  sample.X.resize(kMaxRows, data.X.cols());
-  sample.y.resize(kMaxRows);
-  for (Eigen::Index i = 0; i < kMaxRows; ++i) {
-    const Eigen::Index row = i * n / kMaxRows;  // rows 0, n/m, 2n/m, ...: deterministic, spread
-    sample.X.row(i) = data.X.row(row);
-    sample.y(i) = data.y(row);
-  }
+std::vector<std::size_t> deterministic_sample_rows(std::size_t n) {
+  std::vector<std::size_t> rows;
+  const auto m = static_cast<std::size_t>(kMaxRows);
+  if (n <= m) return rows;
+  for (std::size_t i = 0; i < m; ++i) rows.push_back(i * n / m);  // rows 0, n/m, 2n/m, ...: deterministic, spread
+  return rows;
+}
+
+Eigen::MatrixXd deterministic_starts_of_sample(const ModelData& sample, std::size_t h, std::size_t n) {
+  if (n <= static_cast<std::size_t>(kMaxRows)) return starts_on(sample, h);
   // The same coverage fraction on the subsample.
   const auto scaled = static_cast<std::size_t>(std::llround(static_cast<double>(h) * kMaxRows / static_cast<double>(n)));
   return starts_on(sample, std::max<std::size_t>(scaled, 1));
+}
+
+Eigen::MatrixXd deterministic_starts(const ModelData& data, std::size_t h) {
+  const std::vector<std::size_t> rows = deterministic_sample_rows(data.n());
+  if (rows.empty()) return deterministic_starts_of_sample(data, h, data.n());
+  ModelData sample;
+  sample.intercept = data.intercept;
+  sample.X.resize(static_cast<Eigen::Index>(rows.size()), data.X.cols());
+  sample.y.resize(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    sample.X.row(static_cast<Eigen::Index>(i)) = data.X.row(static_cast<Eigen::Index>(rows[i]));
+    sample.y(static_cast<Eigen::Index>(i)) = data.y(static_cast<Eigen::Index>(rows[i]));
+  }
+  return deterministic_starts_of_sample(sample, h, data.n());
 }
 
 namespace {

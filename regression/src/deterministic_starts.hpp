@@ -6,6 +6,7 @@
 // data, so every backend gets the same columns.
 #include <Eigen/Core>
 #include <cstddef>
+#include <vector>
 
 #include "design_matrix.hpp"
 
@@ -20,5 +21,11 @@ namespace robustfit::regression::detail {
 // deviation from the median, or left out when that is zero too. Above 20000 rows all of this runs
 // on the evenly strided subsample of 20000 rows (rows i n / 20000), h scaled with it.
 Eigen::MatrixXd deterministic_starts(const ModelData& data, std::size_t h);
+
+// The same in two steps, for data spread over processes: the rows the starts read (empty: all
+// n rows; else the strided subsample, at most 20000), and the starts from those rows (`sample`
+// holding them in that order; all n rows when the list was empty).
+std::vector<std::size_t> deterministic_sample_rows(std::size_t n);
+Eigen::MatrixXd deterministic_starts_of_sample(const ModelData& sample, std::size_t h, std::size_t n);
 
 }  // namespace robustfit::regression::detail

@@ -17,6 +17,7 @@
 #include "deterministic_starts.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
+#include "lts_fit.hpp"
 #include "lts_search.hpp"
 #include "robust_distances.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -93,13 +94,17 @@ SearchOutcome lts_search(Engine& engine, std::size_t h, std::optional<std::size_
 
 }  // namespace detail
 
-FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
-  detail::Stopwatch total;
+namespace detail {
+
+void check_lts_options(const LtsOptions& options) {
   if (!(options.alpha >= 0.5 && options.alpha <= 1))
     throw std::invalid_argument("alpha = " + std::to_string(options.alpha) + " is out of range: it must lie in [0.5, 1]");
   if (options.subsets && *options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
-  const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
-  const std::size_t n = data.n(), p = data.p();
+}
+
+FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsOptions& options, const LtsParts& parts,
+                     Stopwatch& total) {
+  const std::size_t n = all.total(data.n()), p = data.p();
   const std::size_t h = options.h ? *options.h : h_alpha_n(options.alpha, n, p);
   if (h <= p || h > n)
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
@@ -109,20 +114,17 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
 
   const bool default_search = !options.subsets;
   const bool every_subset = options.subsets == all_subsets;
-  if (every_subset) detail::require_enumerable(n, p);
-  const std::size_t subsets = every_subset ? static_cast<std::size_t>(detail::binomial(n, p))
-                                           : options.subsets.value_or(detail::kDefaultLtsStarts);
-  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
-                                    detail::SearchSize{n, p, subsets});
+  if (every_subset) require_enumerable(n, p);
+  const std::size_t subsets = every_subset ? static_cast<std::size_t>(binomial(n, p)) : options.subsets.value_or(kDefaultLtsStarts);
+  const std::unique_ptr<Engine> engine = parts.engine(SearchSize{n, p, subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
-  detail::Stopwatch starts_watch;
-  const Eigen::MatrixXd extra = default_search ? detail::deterministic_starts(data, h) : Eigen::MatrixXd();
+  Stopwatch starts_watch;
+  const Eigen::MatrixXd extra = default_search ? parts.deterministic_starts(h) : Eigen::MatrixXd();
   const double starts_s = starts_watch.lap();
-  const detail::SearchOutcome search =
-      detail::lts_search(*engine, h, options.subsets, options.seed, result.timings, detail::Progress(options.progress), extra);
+  const SearchOutcome search = lts_search(*engine, h, options.subsets, options.seed, result.timings, Progress(options.progress), extra);
   result.timings.subsets_s += starts_s;  // the deterministic starts are starts too
-  detail::record_kernel_times(*engine, result.timings);
+  record_kernel_times(*engine, result.timings);
   result.method = Method::lts;
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
@@ -130,15 +132,29 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   result.subsets_tried = search.tried;
   result.singular_subsets = search.singular;
   result.exhaustive = search.exhaustive;
-  detail::Stopwatch watch;
-  detail::finish_lts(data, search.best, h, alpha, options.reweight, result);
-  detail::to_original_scale(data, result.coefficients);
-  detail::to_original_scale(data, result.raw_coefficients);
-  if (options.mcd) detail::fill_robust_distances(data, options, alpha, result);
+  Stopwatch watch;
+  finish_lts(data, all, search.best, h, alpha, options.reweight, result);
+  to_original_scale(data, result.coefficients);
+  to_original_scale(data, result.raw_coefficients);
+  if (options.mcd) fill_robust_distances(data, options, alpha, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
-  detail::Progress(options.progress).report("finish", 1.0);
+  Progress(options.progress).report("finish", 1.0);
   return result;
+}
+
+}  // namespace detail
+
+FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
+  detail::Stopwatch total;
+  detail::check_lts_options(options);
+  const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
+  detail::LtsParts parts;
+  parts.engine = [&](const detail::SearchSize& size) {
+    return detail::make_engine(data, options.backend, options.selection, options.precision, size);
+  };
+  parts.deterministic_starts = [&](std::size_t h) { return detail::deterministic_starts(data, h); };
+  return detail::fit_lts_on(data, detail::RowReductions{}, options, parts, total);
 }
 
 }  // namespace robustfit::regression

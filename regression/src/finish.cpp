@@ -25,7 +25,6 @@ using common::rows_where;
 using selection::kth_smallest_parallel;
 using selection::smallest_h_parallel;
 using selection::sort_parallel;
-using selection::trimmed_sum_parallel;
 
 namespace {
 
@@ -56,8 +55,8 @@ void describe_final_fit(Fit fit, double cutoff, FitResult& result) {
   });
 }
 
-void set_common(const ModelData& data, std::size_t h, FitResult& result) {
-  result.n = data.n();
+void set_common(const ModelData& data, const RowReductions& all, std::size_t h, FitResult& result) {
+  result.n = all.total(data.n());
   result.p = data.p();
   result.h = h;
   result.intercept = data.intercept;
@@ -84,10 +83,10 @@ double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd
   return (weights.array() * residuals.array().square()).sum();
 }
 
-// LS on the rows kept by the reweighting; none kept: no fit (to ls_on_rows, no rows means all).
-std::optional<Eigen::VectorXd> ls_on_kept(const ModelData& data, const std::vector<std::size_t>& rows) {
-  if (rows.empty()) return std::nullopt;
-  return ls_on_rows(data.X, data.y, rows);
+// LS on the rows kept by the reweighting (this part's; none kept anywhere: no fit).
+std::optional<Eigen::VectorXd> ls_on_kept(const ModelData& data, const RowReductions& all,
+                                          const std::vector<std::size_t>& rows) {
+  return ls_on_rows(all, data.X, data.y, rows);
 }
 
 Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const char* what) {
@@ -97,18 +96,18 @@ Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const ch
 
 }  // namespace
 
-void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, double alpha,
-                bool reweight, FitResult& result) {
-  set_common(data, h, result);
+void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
+                double alpha, bool reweight, FitResult& result) {
+  set_common(data, all, h, result);
   result.method = Method::lts;
-  const std::size_t n = data.n(), p = data.p();
+  const std::size_t n = result.n, p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
-  std::vector<std::size_t> subset = smallest_h_parallel(values_of(squares_of(residuals_of(data.X, data.y, beta))), h).rows;
-  result.raw_coefficients = ls_on_rows(data.X, data.y, subset).value_or(beta);
+  std::vector<std::size_t> subset = all.smallest_h(squares_of(residuals_of(data.X, data.y, beta)), h);
+  result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
   result.best_subset = std::move(subset);
   Fit fit = fit_of(data.X, data.y, result.raw_coefficients);
   const Eigen::VectorXd raw_squares = squares_of(fit.residuals);
-  result.objective = sum_at(raw_squares, smallest_h_parallel(values_of(raw_squares), h).rows);
+  result.objective = all.sum(sum_at(raw_squares, all.smallest_h(raw_squares, h)));
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -124,10 +123,10 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
       const Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
-      const auto sum_w = static_cast<double>(w.rows.size());
-      result.coefficients = ls_or_throw(ls_on_kept(data, w.rows), "reweighted design");
+      const auto sum_w = static_cast<double>(all.total(w.rows.size()));
+      result.coefficients = ls_or_throw(ls_on_kept(data, all, w.rows), "reweighted design");
       fit = fit_of(data.X, data.y, result.coefficients);
-      double scale = std::sqrt(weighted_square_sum(w.weights, fit.residuals) / (sum_w - 1));
+      double scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - 1));
       if (sum_w < static_cast<double>(n))
         scale *= trimmed_scale_consistency(sum_w, n) * lts_small_sample_reweighted(p, data.intercept, n, alpha);
       result.scale = scale;
@@ -137,15 +136,21 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
   // without, 1 - (sum of the h smallest final r^2) / (sum of the h smallest y^2).
-  const double ratio = data.intercept ? s_h * s_h / min_window_variance(values_of(data.y), h)
-                                      : trimmed_sum_parallel(values_of(squares_of(result.residuals)), h) /
-                                            trimmed_sum_parallel(values_of(squares_of(data.y)), h);
+  const double ratio = data.intercept ? s_h * s_h / all.min_window_variance(data.y, h)
+                                      : all.trimmed_sum(squares_of(result.residuals), h) /
+                                            all.trimmed_sum(squares_of(data.y), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
-  add_inference(data, result);
+  add_inference(data, all, result);
+}
+
+void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, double alpha, bool reweight,
+                FitResult& result) {
+  finish_lts(data, RowReductions{}, beta, h, alpha, reweight, result);
 }
 
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result) {
-  set_common(data, h, result);
+  const RowReductions one_process;
+  set_common(data, one_process, h, result);
   result.method = Method::lms;
   const std::size_t n = data.n(), p = data.p();
   result.raw_coefficients = beta;
@@ -166,7 +171,7 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
     const auto sum_w = static_cast<double>(w.rows.size());
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      result.coefficients = ls_on_kept(data, w.rows).value_or(beta);
+      result.coefficients = ls_on_kept(data, one_process, w.rows).value_or(beta);
       fit = fit_of(data.X, data.y, result.coefficients);
       result.scale = std::sqrt(weighted_square_sum(w.weights, fit.residuals) / (sum_w - static_cast<double>(p)));
     }
@@ -190,14 +195,19 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   add_inference(data, result);
 }
 
-void finish_ls(const ModelData& data, FitResult& result) {
-  set_common(data, data.n(), result);
+void finish_ls(const ModelData& data, FitResult& result) { finish_ls(data, RowReductions{}, result); }
+
+void finish_ls(const ModelData& data, const RowReductions& all, FitResult& result) {
+  set_common(data, all, 0, result);
+  result.h = result.n;
   result.method = Method::ls;
-  result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_rows(data.X, data.y, {}), "design matrix");
+  result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_all_rows(all, data.X, data.y), "design matrix");
   Fit fit = fit_of(data.X, data.y, result.coefficients);
-  result.objective = fit.residuals.squaredNorm();
-  result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(data.n() - data.p()));
-  const double total = data.intercept ? (data.y.array() - data.y.mean()).square().sum() : data.y.squaredNorm();
+  result.objective = all.sum(fit.residuals.squaredNorm());
+  result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(result.n - data.p()));
+  // Eigen's mean() is sum() / size(): the same bits in one process.
+  const double mean = all.sum(data.y.sum()) / static_cast<double>(result.n);
+  const double total = all.sum(data.intercept ? (data.y.array() - mean).square().sum() : data.y.squaredNorm());
   result.r_squared = total > 0 ? std::clamp(1 - result.objective / total, 0.0, 1.0) : 0.0;
   // LS flags no outliers: every row keeps weight 1 (the standardized residuals are reported).
   result.fitted = std::move(fit.fitted);
@@ -208,7 +218,7 @@ void finish_ls(const ModelData& data, FitResult& result) {
   result.outlier.assign(data.n(), false);
   result.best_subset.resize(data.n());
   std::iota(result.best_subset.begin(), result.best_subset.end(), std::size_t{0});
-  add_inference(data, result);
+  add_inference(data, all, result);
 }
 
 }  // namespace robustfit::regression::detail

@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "design_matrix.hpp"
+#include "row_reductions.hpp"
 #include "robustfit/regression/fit_result.hpp"
 
 namespace robustfit::regression::detail {
@@ -14,13 +15,19 @@ namespace robustfit::regression::detail {
 // reweighted LS, its scale (corrected), standardized residuals, outlier flags, robust R^2.
 void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, double alpha,
                 bool reweight, FitResult& result);
+// The same when `data` is one part of the rows and `all` reduces over the parts (an MPI rank's
+// block: row_reductions.hpp): the statistics are those of all rows; the per-row results
+// (fitted, residuals, weights, outlier flags, best_subset in local row numbers) are this part's.
+void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
+                double alpha, bool reweight, FitResult& result);
 
 // LMS as Rousseeuw & Leroy (1987): raw scale (1 + 5/(n-p)) sqrt(objective) / qnorm((n+h)/(2n)),
 // weights |r/s0| <= 2.5, reweighted LS and scale sqrt(sum w r^2 / (sum w - p)), outliers
 // |r/scale| > 2.5.
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result);
 
-// Ordinary least squares.
+// Ordinary least squares; with `all`, over all parts (as finish_lts above).
 void finish_ls(const ModelData& data, FitResult& result);
+void finish_ls(const ModelData& data, const RowReductions& all, FitResult& result);
 
 }  // namespace robustfit::regression::detail

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "robustfit/common/parallel.hpp"
-#include "tall_qr.hpp"
+#include "least_squares.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -31,10 +31,11 @@ double f_p_value(double f, double df1, double df2) {
 
 // diag((X_w' X_w)^-1) from the R factor of the kept rows (TSQR, as ls_on_rows factors them);
 // NaN when those rows are rank deficient (summary.lts would report fewer coefficients).
-Eigen::VectorXd unscaled_variances(const ModelData& data, const std::vector<std::size_t>& rows) {
+Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& all, const std::vector<std::size_t>& rows,
+                                   std::size_t kept) {
   const Eigen::Index p = data.X.cols();
-  if (rows.size() < data.p()) return Eigen::VectorXd::Constant(p, kNaN);
-  const Eigen::MatrixXd stacked = stacked_block_factors(data.X, data.y, rows);
+  if (kept < data.p()) return Eigen::VectorXd::Constant(p, kNaN);
+  const Eigen::MatrixXd stacked = all.stacked(factors_of_rows(data.X, data.y, rows));
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(stacked.leftCols(p));
   if (qr.rank() < p) return Eigen::VectorXd::Constant(p, kNaN);
   // (X'X)^-1 = P R^-1 R^-T P': the permutation only reorders the diagonal.
@@ -49,25 +50,28 @@ Eigen::VectorXd unscaled_variances(const ModelData& data, const std::vector<std:
 
 }  // namespace
 
-void add_inference(const ModelData& data, FitResult& result) {
+void add_inference(const ModelData& data, FitResult& result) { add_inference(data, RowReductions{}, result); }
+
+void add_inference(const ModelData& data, const RowReductions& all, FitResult& result) {
   const Eigen::VectorXd& w = result.weights;
   const std::vector<std::size_t> rows =
       common::rows_where(data.n(), [&](std::size_t i) { return w(static_cast<Eigen::Index>(i)) > 0; });
-  const auto n_w = static_cast<double>(rows.size());
+  const std::size_t kept = all.total(rows.size());
+  const auto n_w = static_cast<double>(kept);
   const auto p = static_cast<double>(data.p());
   const double df = n_w - p;
   Inference& inference = result.inference;
   inference = Inference{};
-  inference.df = df > 0 ? rows.size() - data.p() : 0;
+  inference.df = df > 0 ? kept - data.p() : 0;
 
-  const double rss = (w.array() * result.residuals.array().square()).sum();
+  const double rss = all.sum((w.array() * result.residuals.array().square()).sum());
   const Eigen::ArrayXd f = result.fitted.array();
-  const double mss = data.intercept ? (w.array() * (f - (w.array() * f).sum() / n_w).square()).sum()
-                                    : (w.array() * f.square()).sum();
+  const double mss = data.intercept ? all.sum((w.array() * (f - all.sum((w.array() * f).sum()) / n_w).square()).sum())
+                                    : all.sum((w.array() * f.square()).sum());
   const double variance = df > 0 ? rss / df : kNaN;
   inference.sigma = std::sqrt(variance);
 
-  const Eigen::VectorXd unscaled = unscaled_variances(data, rows);
+  const Eigen::VectorXd unscaled = unscaled_variances(data, all, rows, kept);
   for (Eigen::Index j = 0; j < result.coefficients.size(); ++j) {
     CoefficientInference c;
     c.estimate = result.coefficients(j);

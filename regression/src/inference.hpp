@@ -2,6 +2,7 @@
 // Inference for the final least-squares fit of every estimator, written once for all backends
 // (it reads only the finished FitResult and the host copy of the design).
 #include "design_matrix.hpp"
+#include "row_reductions.hpp"
 #include "robustfit/regression/fit_result.hpp"
 
 namespace robustfit::regression::detail {
@@ -13,5 +14,8 @@ namespace robustfit::regression::detail {
 // 1 - (1 - R^2)(n_w - intercept) / df, F = (mss / (p - intercept)) / sigma^2.
 // Needs result.coefficients, fitted, residuals and weights; fills result.inference.
 void add_inference(const ModelData& data, FitResult& result);
+// The same over all parts of the data (row_reductions.hpp): `data` and the result's per-row
+// vectors are this part's rows.
+void add_inference(const ModelData& data, const RowReductions& all, FitResult& result);
 
 }  // namespace robustfit::regression::detail

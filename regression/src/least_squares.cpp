@@ -14,8 +14,11 @@ std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen:
   if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
   // QR of [X y] by blocks: R = [R11 r; 0 rho], beta = R11^-1 r. One block (m <= 8192 rows) is
   // exactly one Householder QR of [X y].
-  const Eigen::MatrixXd stacked = stacked_block_factors(X, y, rows);
-  const Eigen::Index p = X.cols();
+  return ls_of_factors(stacked_block_factors(X, y, rows), m);
+}
+
+std::optional<Eigen::VectorXd> ls_of_factors(const Eigen::MatrixXd& stacked, std::size_t m) {
+  const Eigen::Index p = stacked.cols() - 1;
   const Eigen::MatrixXd R = stacked.rows() == p + 1 || stacked.rows() <= p
                                 ? stacked
                                 : Eigen::MatrixXd(Eigen::HouseholderQR<Eigen::MatrixXd>(stacked).matrixQR()
@@ -28,6 +31,26 @@ std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen:
   Eigen::VectorXd beta = R.topLeftCorner(p, p).triangularView<Eigen::Upper>().solve(R.col(p).head(p));
   if (!beta.allFinite()) return std::nullopt;
   return beta;
+}
+
+Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::span<const std::size_t> rows) {
+  if (rows.empty()) return Eigen::MatrixXd(0, X.cols() + 1);
+  return stacked_block_factors(X, y, rows);
+}
+
+std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                          const Eigen::VectorXd& y, std::span<const std::size_t> rows) {
+  const std::size_t m = reductions.total(rows.size());
+  if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
+  return ls_of_factors(reductions.stacked(factors_of_rows(X, y, rows)), m);
+}
+
+std::optional<Eigen::VectorXd> ls_on_all_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                              const Eigen::VectorXd& y) {
+  const std::size_t m = reductions.total(static_cast<std::size_t>(X.rows()));
+  if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
+  const Eigen::MatrixXd local = X.rows() == 0 ? Eigen::MatrixXd(0, X.cols() + 1) : stacked_block_factors(X, y, {});
+  return ls_of_factors(reductions.stacked(local), m);
 }
 
 std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs) {

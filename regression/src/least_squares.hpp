@@ -6,12 +6,30 @@
 #include <optional>
 #include <span>
 
+#include "row_reductions.hpp"
+
 namespace robustfit::regression::detail {
 
 // LS coefficients of the rows `rows` of (X, y) by Householder QR; nullopt if those rows are
 // rank deficient. Empty `rows` means all rows.
 std::optional<Eigen::VectorXd> ls_on_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                           std::span<const std::size_t> rows);
+
+// The same from stacked QR factors of [X y] over m rows (stacked_block_factors, or several
+// processes' factors one after another): the last step of ls_on_rows.
+std::optional<Eigen::VectorXd> ls_of_factors(const Eigen::MatrixXd& stacked, std::size_t m);
+
+// stacked_block_factors of exactly `rows`: none gives no factor rows (not all rows).
+Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::span<const std::size_t> rows);
+
+// ls_on_rows over all parts of the data (row_reductions.hpp): `rows` are this part's rows
+// (any number, none included); nullopt when there are fewer than p over all parts or they are
+// rank deficient.
+std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                          const Eigen::VectorXd& y, std::span<const std::size_t> rows);
+// LS on every row of every part (ls_on_rows(X, y, {}) in one process).
+std::optional<Eigen::VectorXd> ls_on_all_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                              const Eigen::VectorXd& y);
 
 // Solves the normal equations G beta = rhs (G symmetric, lower triangle used) by Cholesky;
 // nullopt when G is not safely positive definite (then callers refit by QR instead). Shared by

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# mpirun -np N robust-fit select: the same results as one process (printed once), --shard-files
-# with an empty shard, errors from one rank named with the rank, exit codes 1 and 2, no hang.
+# mpirun -np N robust-fit select and fit: the same results as one process (printed once),
+# --shard-files with an empty shard (and, for fit, a shard of one row), errors from one rank named
+# with the rank, exit codes 1 and 2, no hang. ROBUSTFIT_MPI_LARGE=1 adds fit on n = 10^5 (~15 s).
 # Usage: cli_test.sh ROBUST_FIT MPIEXEC RANKS [MPIEXEC FLAGS...]
 set -uo pipefail
 rf=$1 mpiexec=$2 ranks=$3
@@ -65,4 +66,96 @@ mpi select "$dir/g.csv" --column y --k 30001 >/dev/null 2>"$dir/err2.txt"
 code=$?
 [ $code = 2 ] || fail "k out of range: exit $code"
 [ "$(grep -c 'robust-fit: error: --k: rank 30001 is out of range' "$dir/err2.txt")" = 1 ] || fail "k out of range: $(cat "$dir/err2.txt")"
+# fit (LTS): the JSON of one process (--no-mcd) and of mpirun agree - numbers to 1e-9 relative,
+# everything else (outlier rows, the h-subset, counts) exactly - but for the timings, the backend
+# and the ranks and bytes that mpirun adds.
+json_body() { sed -e '/"timings_s"/,$d' -e '/"backend"\|"selection"\|"ranks"\|"bytes_communicated"/d' "$1"; }
+same_json() {
+  paste -d '\n' <(json_body "$1") <(json_body "$2") | awk '
+    function num(s) { sub(/^[^:]*: */, "", s); sub(/,$/, "", s); return s + 0 }
+    NR % 2 == 1 { a = $0; next }
+    a != $0 {
+      x = num(a); y = num($0); d = x - y; m = x < 0 ? -x : x
+      if (d < 0) d = -d
+      if (m < 1) m = 1
+      if (d > 1e-9 * m) { print "differs: " a " | " $0; bad = 1 }
+    }
+    END { if (NR % 2 != 0) { print "different lengths"; bad = 1 }; exit bad }'
+}
+fit_same() {  # fit_same NAME ONE_PROCESS_ARGS -- MPIRUN_ARGS
+  local name=$1
+  shift
+  local one=() many=()
+  while [ "$1" != -- ]; do one+=("$1"); shift; done
+  shift
+  many=("$@")
+  "$rf" fit "${one[@]}" --no-mcd -o json -q >"$dir/fit_one.json" 2>"$dir/fit_err_one.txt" ||
+    fail "fit $name: one process: $(cat "$dir/fit_err_one.txt")"
+  mpi fit "${many[@]}" -o json -q >"$dir/fit_many.json" 2>"$dir/fit_err.txt" || fail "fit $name: mpirun: $(cat "$dir/fit_err.txt")"
+  same_json "$dir/fit_one.json" "$dir/fit_many.json" >"$dir/fit_diff.txt" || fail "fit $name differs: $(head -5 "$dir/fit_diff.txt")"
+  grep -q "\"ranks\": $ranks" "$dir/fit_many.json" || fail "fit $name: no rank count"
+}
+datasets=$(cd "$(dirname "$0")/../../data/datasets" && pwd)
+fit_same stackloss "$datasets/stackloss.csv" -y stack.loss -- "$datasets/stackloss.csv" -y stack.loss
+fit_same hbk "$datasets/hbk.csv" -y Y --subsets 1000 --seed 3 -- "$datasets/hbk.csv" -y Y --subsets 1000 --seed 3
+fit_same hbk-ls "$datasets/hbk.csv" -y Y --method ls -- "$datasets/hbk.csv" -y Y --method ls
+fit_same starsCYG "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets 500 -- \
+  "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets 500
+# Above 20000 rows: nested subsamples, deterministic starts from the strided subsample.
+"$rf" generate --scenario mixed --n 25000 --p 2 --contamination 0.2 --seed 6 --output "$dir/f.csv" >/dev/null 2>&1 || fail "generate f"
+fit_same n25000 "$dir/f.csv" -y y -- "$dir/f.csv" -y y
+# --drop-missing with missing cells in the first, a middle and the last part: the same rows
+# dropped, the outliers named by the same data rows.
+sed -e '100s/^[^,]*,/NA,/' -e '12000s/,[^,]*$/,/' -e '24000s/^[^,]*,/,/' "$dir/f.csv" >"$dir/fmiss.csv"
+fit_same drop-missing "$dir/fmiss.csv" -y y --drop-missing --subsets 50 -- "$dir/fmiss.csv" -y y --drop-missing --subsets 50
+grep -q '"dropped_rows": 3' "$dir/fit_many.json" || fail "drop-missing: dropped rows"
+if [ "${ROBUSTFIT_MPI_LARGE:-0}" = 1 ]; then
+  "$rf" generate --scenario vertical --n 100000 --p 3 --contamination 0.2 --seed 7 --output "$dir/l.csv" >/dev/null 2>&1 || fail "generate l"
+  fit_same n100000 "$dir/l.csv" -y y --subsets 50 -- "$dir/l.csv" -y y --subsets 50
+fi
+
+# The table: printed once, as one process prints it but for the header's ranks and bytes.
+"$rf" fit "$datasets/stackloss.csv" -y stack.loss --no-mcd -q >"$dir/t_one.txt"
+mpi fit "$datasets/stackloss.csv" -y stack.loss -q >"$dir/t_many.txt" 2>"$dir/t_err.txt" || fail "fit table"
+[ "$(grep -c '^Least Trimmed Squares' "$dir/t_many.txt")" = 1 ] || fail "fit table not printed once"
+grep -q "backend mpi+cpu, $ranks ranks, [0-9]* bytes communicated by rank 0" "$dir/t_many.txt" || fail "fit table header"
+diff <(grep -v '^h = ' "$dir/t_one.txt") <(grep -v '^h = ' "$dir/t_many.txt") || fail "fit table differs"
+[ "$(grep -c 'robust distances (FAST-MCD) are not computed' "$dir/t_err.txt")" = 1 ] || fail "no MCD note"
+
+# One file per rank: the first with one row, the second with none (with 3+ ranks), the last the rest.
+files=()
+for ((r = 0; r < ranks; r++)); do
+  f="$dir/fit_part$r.csv"
+  head -1 "$datasets/stackloss.csv" >"$f"
+  if [ $r = 0 ]; then sed -n 2p "$datasets/stackloss.csv" >>"$f"
+  elif [ $r = $((ranks - 1)) ]; then sed -n '3,$p' "$datasets/stackloss.csv" >>"$f"; fi
+  files+=("$f")
+done
+list=$(IFS=,; echo "${files[*]}")
+fit_same shard-files "$datasets/stackloss.csv" -y stack.loss --subsets 300 -- --shard-files "$list" -y stack.loss --subsets 300
+
+# --residuals: the ranks' rows in one file, the one-process file (numbers to 1e-9).
+"$rf" fit "$dir/f.csv" -y y --no-mcd --subsets 50 -q --residuals "$dir/r_one.csv" >/dev/null || fail "residuals one"
+mpi fit "$dir/f.csv" -y y --subsets 50 -q --residuals "$dir/r_many.csv" >/dev/null 2>&1 || fail "residuals mpirun"
+[ "$(wc -l <"$dir/r_many.csv")" = 25001 ] || fail "residuals: $(wc -l <"$dir/r_many.csv") lines"
+paste -d , "$dir/r_one.csv" "$dir/r_many.csv" | awk -F , '
+  NR == 1 { next }
+  { for (c = 1; c <= 6; c++) { x = $c; y = $(c + 6); d = x - y; m = x < 0 ? -x : x
+      if (d < 0) d = -d
+      if (m < 1) m = 1
+      if (d > 1e-9 * m) { print "line " NR ": " $0; exit 1 } } }' || fail "residuals differ"
+
+# A bad cell in the last rank's part: exit 1, the rank and the file line named, once.
+sed '25000s/^[^,]*,/oops,/' "$dir/f.csv" >"$dir/fbad.csv"
+mpi fit "$dir/fbad.csv" -y y >/dev/null 2>"$dir/err3.txt"
+code=$?
+[ $code = 1 ] || fail "fit bad cell: exit $code"
+grep -q "robust-fit: error: rank $((ranks - 1)): .*fbad.csv.*25000" "$dir/err3.txt" || fail "fit bad cell: $(cat "$dir/err3.txt")"
+[ "$(grep -c 'robust-fit: error' "$dir/err3.txt")" = 1 ] || fail "fit error printed more than once"
+
+# Not distributed: said once, exit 2.
+mpi fit "$datasets/stackloss.csv" -y stack.loss --method lms >/dev/null 2>"$dir/err4.txt"
+code=$?
+[ $code = 2 ] || fail "fit --method lms: exit $code"
+[ "$(grep -c 'robust-fit: error: --method lms: under mpirun fit runs LTS and LS only' "$dir/err4.txt")" = 1 ] || fail "lms: $(cat "$dir/err4.txt")"
 echo "ok"

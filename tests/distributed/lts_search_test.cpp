@@ -12,6 +12,7 @@
 #include "mpi/distributed_engine.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/distributed/communicator.hpp"
+#include "contaminated.hpp"
 #include "shards.hpp"
 
 namespace rd = robustfit::distributed;
@@ -19,22 +20,6 @@ namespace rr = robustfit::regression::detail;
 namespace rt = robustfit::testing;
 
 namespace {
-
-// y = 1 + 2 x1 - x2 + N(0, 0.25), with 20 % of the rows moved far up (vertical outliers) and
-// 5 % of the x1 values made large (bad leverage points).
-void contaminated(std::size_t n, Eigen::MatrixXd& X, Eigen::VectorXd& y) {
-  robustfit::common::Random random(n);
-  X.resize(static_cast<Eigen::Index>(n), 3);
-  y.resize(static_cast<Eigen::Index>(n));
-  for (Eigen::Index i = 0; i < X.rows(); ++i) {
-    X(i, 0) = 1;
-    X(i, 1) = random.normal();
-    X(i, 2) = random.normal();
-    y(i) = 1 + 2 * X(i, 1) - X(i, 2) + 0.5 * random.normal();
-    if (i % 5 == 0) y(i) += 20 + random.normal();
-    if (i % 20 == 1) X(i, 1) += 15;
-  }
-}
 
 std::vector<std::size_t> h_subset(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta,
                                   std::size_t h) {
@@ -53,7 +38,7 @@ void expect_same_search(std::size_t n, const std::string& split, std::size_t sub
   rd::Communicator comm;
   Eigen::MatrixXd X;
   Eigen::VectorXd y;
-  contaminated(n, X, y);
+  rt::contaminated(n, X, y);
   const std::size_t h = (n + 3 + 1) / 2;
   const std::uint64_t seed = 42;
   robustfit::regression::PhaseTimings timings;

@@ -19,6 +19,7 @@
 
 #include "../engine.hpp"
 #include "robustfit/distributed/communicator.hpp"
+#include "robustfit/distributed/selection.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -41,9 +42,11 @@ class DistributedEngine final : public Engine {
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                   Eigen::MatrixXd& grams) override;
 
- private:
   // Rows of the whole design (global numbers, any order, repeats allowed) on every rank.
+  // Collective, the same rows on every rank.
   void fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const;
+
+ private:
   // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
   // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
   std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
@@ -54,6 +57,7 @@ class DistributedEngine final : public Engine {
   std::size_t n_ = 0;
   std::vector<std::size_t> first_row_;  // first global row of each rank, and n last
   std::size_t batch_ = 1;                // candidates whose thresholds are selected together
+  distributed::DibmsOptions dibms_;
 };
 
 }  // namespace robustfit::regression::detail

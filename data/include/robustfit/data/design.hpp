@@ -13,6 +13,7 @@ struct DesignOptions {
   std::string response;                 // required
   std::vector<std::string> predictors;  // empty: every column but the response
   bool drop_missing = false;            // drop rows with missing / non-finite used cells
+  bool allow_empty = false;             // no rows is no error (one part of data spread over processes)
 };
 
 struct Design {

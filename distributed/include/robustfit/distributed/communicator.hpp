@@ -43,6 +43,8 @@ class Communicator {
   void all_reduce_sum(std::span<double> values);
   void all_reduce_min(std::span<std::uint64_t> values);
   void all_reduce_max(std::span<std::uint64_t> values);
+  void all_reduce_min(std::span<double> values);
+  void all_reduce_max(std::span<double> values);
   std::uint64_t all_reduce_sum(std::uint64_t value);
   int all_reduce_min(int value);
   int all_reduce_max(int value);
@@ -54,6 +56,10 @@ class Communicator {
   std::vector<std::uint64_t> gather(std::span<const std::uint64_t> local, int root);
   // Every rank's `local` in rank order, on every rank.
   std::vector<std::uint64_t> all_gather(std::span<const std::uint64_t> local);
+  // Personalised exchange: counts[r] values of `values` (one run after another, in rank order)
+  // go to rank r; returns what every rank sent to this one, in rank order. Counts what this
+  // rank sends.
+  std::vector<std::uint64_t> all_to_all(std::span<const std::uint64_t> values, std::span<const std::size_t> counts);
   // `values` of `root`, resized on the other ranks.
   void broadcast(std::vector<std::uint64_t>& values, int root);
 

@@ -1,0 +1,64 @@
+#include "distributed_fit.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+#include "../deterministic_starts.hpp"
+#include "../finish.hpp"
+#include "../lts_fit.hpp"
+#include "distributed_engine.hpp"
+#include "distributed_reductions.hpp"
+
+namespace robustfit::regression {
+
+void check_design_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept,
+                              std::span<const std::string> names) {
+  detail::make_model_data(X_local, y_local, intercept, names, detail::DistributedReductions(comm));
+}
+
+FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,
+                              const LtsOptions& options) {
+  detail::Stopwatch total;
+  detail::check_lts_options(options);
+  if (options.mcd) throw std::invalid_argument("the robust distances (FAST-MCD) are not distributed: set mcd = false");
+  const detail::DistributedReductions all(comm);
+  const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
+  detail::DistributedEngine* engine = nullptr;  // the search's engine, alive while fit_lts_on runs
+  detail::LtsParts parts;
+  parts.engine = [&](const detail::SearchSize&) {
+    auto made = std::make_unique<detail::DistributedEngine>(comm, data.X, data.y);
+    engine = made.get();
+    return made;
+  };
+  // The same rows as one process reads (all n <= 20000, else the strided subsample), fetched
+  // to every rank: the same starts.
+  parts.deterministic_starts = [&](std::size_t h) {
+    const std::size_t n = engine->rows();
+    std::vector<std::size_t> rows = detail::deterministic_sample_rows(n);
+    if (rows.empty()) {
+      rows.resize(n);
+      std::iota(rows.begin(), rows.end(), std::size_t{0});
+    }
+    detail::ModelData sample;
+    sample.intercept = data.intercept;
+    engine->fetch_rows(rows, sample.X, sample.y);
+    return detail::deterministic_starts_of_sample(sample, h, n);
+  };
+  return detail::fit_lts_on(data, all, options, parts, total);
+}
+
+FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept) {
+  detail::Stopwatch total;
+  const detail::DistributedReductions all(comm);
+  const detail::ModelData data = detail::make_model_data(X_local, y_local, intercept, {}, all);
+  FitResult result;
+  detail::finish_ls(data, all, result);
+  detail::to_original_scale(data, result.coefficients);
+  detail::to_original_scale(data, result.raw_coefficients);
+  result.backend = "mpi+cpu";
+  result.selection = "none";
+  result.timings.total_s = result.timings.finish_s = total.lap();
+  return result;
+}
+
+}  // namespace robustfit::regression

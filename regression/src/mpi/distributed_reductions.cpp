@@ -1,0 +1,167 @@
+#include "distributed_reductions.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+
+#include "robustfit/distributed/local_shard.hpp"
+#include "robustfit/distributed/selection.hpp"
+
+namespace robustfit::regression::detail {
+namespace {
+
+std::vector<std::uint64_t> bits_of(std::span<const double> values) {
+  std::vector<std::uint64_t> bits(values.size());
+  std::transform(values.begin(), values.end(), bits.begin(), [](double v) { return std::bit_cast<std::uint64_t>(v); });
+  return bits;
+}
+
+double value_of(std::uint64_t bits) { return std::bit_cast<double>(bits); }
+
+}  // namespace
+
+std::size_t DistributedReductions::total(std::size_t local) const { return comm_.all_reduce_sum(std::uint64_t{local}); }
+
+void DistributedReductions::sum(std::span<double> values) const { comm_.all_reduce_sum(values); }
+void DistributedReductions::min(std::span<double> values) const { comm_.all_reduce_min(values); }
+void DistributedReductions::max(std::span<double> values) const { comm_.all_reduce_max(values); }
+
+void DistributedReductions::agree(const std::function<void()>& step) const { comm_.agree(step); }
+
+Eigen::MatrixXd DistributedReductions::stacked(const Eigen::MatrixXd& local) const {
+  const Eigen::Index c = local.cols();
+  // Several blocks' triangles become one first (as ls_of_factors would make them): at most c^2
+  // numbers per rank, whatever its number of rows. Row by row, so that each rank's rows arrive
+  // as one run.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = local;
+  if (local.rows() > c) rows = Eigen::HouseholderQR<Eigen::MatrixXd>(local).matrixQR().topRows(c).triangularView<Eigen::Upper>();
+  const std::vector<std::uint64_t> all =
+      comm_.all_gather(bits_of(std::span<const double>(rows.data(), static_cast<std::size_t>(rows.size()))));
+  const std::uint64_t mine = static_cast<std::uint64_t>(local.rows() > 0);
+  const std::uint64_t parts = comm_.all_reduce_sum(mine);
+  Eigen::MatrixXd stack(static_cast<Eigen::Index>(all.size()) / std::max<Eigen::Index>(c, 1), c);
+  for (Eigen::Index i = 0; i < stack.rows(); ++i)
+    for (Eigen::Index j = 0; j < c; ++j) stack(i, j) = value_of(all[static_cast<std::size_t>(i * c + j)]);
+  if (parts <= 1) return stack;  // one rank's factors: as one process has them
+  // Several ranks' triangles stacked: one more QR makes them one triangle (R of all rows).
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(stack);
+  const Eigen::Index k = std::min(stack.rows(), c);
+  return qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+}
+
+std::vector<double> DistributedReductions::select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const {
+  const auto shard = distributed::make_cpu_local_shard<double>(
+      std::span<const double>(values.data(), static_cast<std::size_t>(values.size())));
+  return distributed::dibms_select(comm_, *shard, ks);
+}
+
+std::vector<std::size_t> DistributedReductions::smallest_h(const Eigen::VectorXd& values, std::size_t h) const {
+  const double t = select(values, {h - 1})[0];
+  std::uint64_t counts[2] = {0, 0};  // below t, equal to t
+  for (double v : values) counts[0] += v < t, counts[1] += v == t;
+  const std::uint64_t ties_before = comm_.exclusive_sum(counts[1]);  // global row order
+  const std::uint64_t below = comm_.all_reduce_sum(counts[0]);
+  const std::uint64_t needed = h - below;
+  std::uint64_t take = needed > ties_before ? std::min(needed - ties_before, counts[1]) : 0;
+  std::vector<std::size_t> rows;
+  for (Eigen::Index i = 0; i < values.size(); ++i)
+    if (values(i) < t || (values(i) == t && take > 0 && take--)) rows.push_back(static_cast<std::size_t>(i));
+  return rows;
+}
+
+double DistributedReductions::trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const {
+  const double t = select(values, {h - 1})[0];
+  double sums[2] = {0, 0};  // sum and count below t
+  for (double v : values)
+    if (v < t) sums[0] += v, sums[1] += 1;
+  comm_.all_reduce_sum(sums);
+  return sums[0] + (static_cast<double>(h) - sums[1]) * t;
+}
+
+double DistributedReductions::min_window_variance(const Eigen::VectorXd& values, std::size_t h) const {
+  const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
+  const std::size_t n = total(static_cast<std::size_t>(values.size()));
+  // Rank r receives sorted positions [first[r], first[r + 1]); the splitters are the values at
+  // those positions, and the median (position n / 2) is the shift of the sums, as one process.
+  std::vector<std::size_t> first(q + 1);
+  for (std::size_t r = 0; r <= q; ++r) first[r] = r * n / q;
+  std::vector<std::uint64_t> ks{n / 2};
+  for (std::size_t r = 1; r < q; ++r) ks.push_back(std::min(first[r], n - 1));
+  const std::vector<double> selected = select(values, ks);
+  const double shift = selected[0];
+
+  // This rank's values sorted; cut[r]: how many of them lie before position first[r] (values
+  // below the splitter, then equal ones in global rank order, as smallest_h takes them).
+  std::vector<double> mine(values.data(), values.data() + values.size());
+  std::sort(mine.begin(), mine.end());
+  std::vector<std::uint64_t> below(q + 1, 0), ties(q + 1, 0);
+  for (std::size_t r = 1; r < q; ++r) {
+    const double t = selected[r];
+    below[r] = static_cast<std::uint64_t>(std::lower_bound(mine.begin(), mine.end(), t) - mine.begin());
+    ties[r] = static_cast<std::uint64_t>(std::upper_bound(mine.begin(), mine.end(), t) - mine.begin()) - below[r];
+  }
+  std::vector<std::uint64_t> ties_before = ties, below_all = below;
+  comm_.exclusive_sum(ties_before);
+  comm_.all_reduce_sum(below_all);
+  std::vector<std::size_t> cut(q + 1, 0);
+  cut[q] = mine.size();
+  for (std::size_t r = 1; r < q; ++r) {
+    const std::uint64_t needed = first[r] - std::min<std::uint64_t>(first[r], below_all[r]);
+    const std::uint64_t take = needed > ties_before[r] ? std::min(needed - ties_before[r], ties[r]) : 0;
+    cut[r] = std::max(cut[r - 1], static_cast<std::size_t>(below[r] + take));
+  }
+  std::vector<std::size_t> counts(q);
+  for (std::size_t r = 0; r < q; ++r) counts[r] = cut[r + 1] - cut[r];
+  const std::vector<std::uint64_t> received = comm_.all_to_all(bits_of(mine), counts);
+  std::vector<double> sorted(received.size());
+  std::transform(received.begin(), received.end(), sorted.begin(), value_of);
+  std::sort(sorted.begin(), sorted.end());  // positions first[rank] ...
+  const std::size_t begin = first[rank], m = sorted.size();
+
+  // Inclusive prefix sums of (x - shift) and its square over the positions, offset by the ranks
+  // before (their totals in rank order).
+  std::vector<double> prefix(2 * m);
+  double s = 0, s2 = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double d = sorted[i] - shift;
+    s += d, s2 += d * d;
+    prefix[2 * i] = s, prefix[2 * i + 1] = s2;
+  }
+  const std::vector<std::uint64_t> totals = comm_.all_gather(bits_of(std::vector<double>{s, s2}));
+  double offset = 0, offset2 = 0;
+  for (std::size_t r = 0; r < rank; ++r) offset += value_of(totals[2 * r]), offset2 += value_of(totals[2 * r + 1]);
+  for (std::size_t i = 0; i < m; ++i) prefix[2 * i] += offset, prefix[2 * i + 1] += offset2;
+
+  // The window ending at position e needs the prefix sums at e - h: position k's go to the owner
+  // of k + h (k + h < n: this rank's first positions, in order).
+  std::vector<std::size_t> send(q, 0);
+  for (std::size_t i = 0; i < m && begin + i + h < n; ++i) {
+    const std::size_t k = begin + i;
+    const auto owner = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), k + h) - first.begin() - 1);
+    send[owner] += 2;
+  }
+  const std::size_t sent = std::accumulate(send.begin(), send.end(), std::size_t{0});
+  const std::vector<std::uint64_t> shifted =
+      comm_.all_to_all(bits_of(std::span<const double>(prefix).first(sent)), send);
+
+  // Windows j .. j + h - 1 ending here: e >= h - 1 (E(-1) = 0); the received prefix sums are
+  // those of positions max(begin, h) - h on, in order.
+  const double hd = static_cast<double>(h);
+  double best = std::numeric_limits<double>::infinity();
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::size_t e = begin + i;
+    if (e + 1 < h) continue;
+    double before = 0, before2 = 0;
+    if (e >= h) before = value_of(shifted[2 * next]), before2 = value_of(shifted[2 * next + 1]), ++next;
+    const double sum = prefix[2 * i] - before, sum_sq = prefix[2 * i + 1] - before2;
+    best = std::min(best, sum_sq / hd - (sum / hd) * (sum / hd));
+  }
+  double result[] = {best};
+  comm_.all_reduce_min(result);
+  return std::max(result[0], 0.0);
+}
+
+}  // namespace robustfit::regression::detail

@@ -1,0 +1,42 @@
+#pragma once
+// RowReductions (../row_reductions.hpp) over the ranks of an MPI job, each holding a contiguous
+// block of rows in rank order: the input checks and the LTS finish then see all rows.
+//   sums, extremes       all-reduce;
+//   stacked QR factors   each rank's factors made one triangle, all-gathered ((p+1)^2 numbers per
+//                        rank), one more QR when several ranks have rows;
+//   smallest_h           the h-th smallest by DIBMS, ties to the lower global row (an exclusive
+//                        prefix sum of tie counts), as the CPU engine breaks them;
+//   trimmed_sum          the same threshold, the sum below it and its count all-reduced;
+//   min_window_variance  the values sorted across the ranks (an exact sample sort: the
+//                        splitters are DIBMS order statistics, one all-to-all), then every window
+//                        of h consecutive values from prefix sums (a second all-to-all moves the
+//                        prefix sums h positions on). It moves each value twice: 16 n / q bytes
+//                        per rank, the one reduction here whose bytes grow with n.
+#include "../row_reductions.hpp"
+#include "robustfit/distributed/communicator.hpp"
+
+namespace robustfit::regression::detail {
+
+class DistributedReductions final : public RowReductions {
+ public:
+  explicit DistributedReductions(distributed::Communicator& comm) : comm_(comm) {}
+
+  std::size_t total(std::size_t local) const override;
+  void sum(std::span<double> values) const override;
+  void min(std::span<double> values) const override;
+  void max(std::span<double> values) const override;
+  using RowReductions::sum;
+  void agree(const std::function<void()>& step) const override;
+  Eigen::MatrixXd stacked(const Eigen::MatrixXd& local) const override;
+  std::vector<std::size_t> smallest_h(const Eigen::VectorXd& values, std::size_t h) const override;
+  double trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const override;
+  double min_window_variance(const Eigen::VectorXd& values, std::size_t h) const override;
+
+ private:
+  // The order statistics of ranks ks (0-based, over all ranks) of the values, by DIBMS.
+  std::vector<double> select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const;
+
+  distributed::Communicator& comm_;
+};
+
+}  // namespace robustfit::regression::detail

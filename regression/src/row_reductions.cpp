@@ -1,0 +1,21 @@
+#include "row_reductions.hpp"
+
+#include "all_rows.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
+#include "univariate.hpp"
+
+namespace robustfit::regression::detail {
+
+std::vector<std::size_t> RowReductions::smallest_h(const Eigen::VectorXd& values, std::size_t h) const {
+  return selection::smallest_h_parallel(values_of(values), h).rows;
+}
+
+double RowReductions::trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const {
+  return selection::trimmed_sum_parallel(values_of(values), h);
+}
+
+double RowReductions::min_window_variance(const Eigen::VectorXd& values, std::size_t h) const {
+  return detail::min_window_variance(values_of(values), h);
+}
+
+}  // namespace robustfit::regression::detail

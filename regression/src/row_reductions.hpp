@@ -1,0 +1,47 @@
+#pragma once
+// What the input checks and the finish (finish.cpp, design_matrix.cpp) need from all rows of
+// the data when a process may hold only some of them: sums, extremes, stacked QR factors and a
+// few order statistics. This base class is one process holding every row (each call is the
+// identity or the single-process code); the distributed one (src/mpi/) reduces over the ranks
+// of an MPI job, each holding a contiguous block of rows. So the estimators' statistics are
+// written once, over "this part's rows plus the reductions".
+#include <Eigen/Core>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace robustfit::regression::detail {
+
+class RowReductions {
+ public:
+  virtual ~RowReductions() = default;
+
+  // Rows over all parts, given this part's count.
+  virtual std::size_t total(std::size_t local) const { return local; }
+  // Elementwise sums, minima and maxima over the parts, in place.
+  virtual void sum(std::span<double>) const {}
+  virtual void min(std::span<double>) const {}
+  virtual void max(std::span<double>) const {}
+  double sum(double value) const {
+    sum(std::span<double>(&value, 1));
+    return value;
+  }
+  // Runs `step`, which may throw on some parts only: then every part throws (the others a
+  // failure naming the part), so that none goes on to the next reduction alone.
+  virtual void agree(const std::function<void()>& step) const { step(); }
+  // The rows of every part's `local` (c columns, any number of rows, the same c everywhere), one
+  // part after another: stacked QR factors whose R factor is that of all rows.
+  virtual Eigen::MatrixXd stacked(const Eigen::MatrixXd& local) const { return local; }
+
+  // This part's rows (sorted, local numbers) of the h smallest of `values` over all parts, ties
+  // going to the lower row: smallest_h_parallel's rows.
+  virtual std::vector<std::size_t> smallest_h(const Eigen::VectorXd& values, std::size_t h) const;
+  // The sum of the h smallest of `values` over all parts: trimmed_sum_parallel.
+  virtual double trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const;
+  // min_window_variance (univariate.hpp) of `values` over all parts.
+  virtual double min_window_variance(const Eigen::VectorXd& values, std::size_t h) const;
+};
+
+}  // namespace robustfit::regression::detail

@@ -1,0 +1,100 @@
+// The finish's reductions across ranks (DistributedReductions) against the one-process code on
+// the whole vector: the h smallest (ties to the lower row), trimmed sums, the smallest window
+// variance (a sample sort across the ranks), LS from stacked QR factors; values with many ties
+// and a constant column, even and uneven shards.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "least_squares.hpp"
+#include "mpi/distributed_reductions.hpp"
+#include "robustfit/common/random.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
+#include "shards.hpp"
+#include "univariate.hpp"
+
+namespace rd = robustfit::distributed;
+namespace rr = robustfit::regression::detail;
+namespace rt = robustfit::testing;
+
+namespace {
+
+// Normal values, rounded to few distinct ones when `ties`.
+Eigen::VectorXd values(std::size_t n, bool ties) {
+  robustfit::common::Random random(n + ties);
+  Eigen::VectorXd v(static_cast<Eigen::Index>(n));
+  for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = ties ? std::round(2 * random.normal()) : 3 + random.normal();
+  return v;
+}
+
+Eigen::VectorXd part(const Eigen::VectorXd& all, const std::string& split, const rd::Communicator& comm) {
+  const auto [begin, end] = rt::shard_rows(split, static_cast<std::size_t>(all.size()), comm.rank(), comm.size());
+  return all.segment(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(end - begin));
+}
+
+TEST(DistributedReductions, OrderStatisticsEqualOneProcess) {
+  rd::Communicator comm;
+  const rr::DistributedReductions all(comm);
+  for (const bool ties : {false, true}) {
+    for (const std::size_t n : {7, 1000}) {
+      const Eigen::VectorXd v = values(n, ties);
+      const std::span<const double> whole(v.data(), n);
+      for (const char* split : rt::kSplits) {
+        const auto [begin, end] = rt::shard_rows(split, n, comm.rank(), comm.size());
+        const Eigen::VectorXd mine = part(v, split, comm);
+        for (const std::size_t h : {n / 2 + 1, (3 * n) / 4, n}) {
+          const std::string where = std::string(split) + " n " + std::to_string(n) + " h " + std::to_string(h) +
+                                    (ties ? " ties" : "");
+          std::vector<std::size_t> want;
+          for (std::size_t row : robustfit::selection::smallest_h_parallel(whole, h).rows)
+            if (row >= begin && row < end) want.push_back(row - begin);
+          EXPECT_EQ(all.smallest_h(mine, h), want) << where;
+          const double trimmed = robustfit::selection::trimmed_sum_parallel(whole, h);
+          EXPECT_NEAR(all.trimmed_sum(mine, h), trimmed, 1e-12 * std::max(1.0, std::abs(trimmed))) << where;
+          const double variance = rr::min_window_variance(whole, h);
+          EXPECT_NEAR(all.min_window_variance(mine, h), variance, 1e-11 * std::max(1e-300, variance) + 1e-15) << where;
+        }
+      }
+    }
+  }
+}
+
+TEST(DistributedReductions, ConstantValuesHaveNoWindowVariance) {
+  rd::Communicator comm;
+  const rr::DistributedReductions all(comm);
+  const Eigen::VectorXd mine = part(Eigen::VectorXd::Constant(50, 2.5), "empty_then_one", comm);
+  EXPECT_EQ(all.min_window_variance(mine, 26), 0.0);
+}
+
+TEST(DistributedReductions, LeastSquaresFromStackedFactorsEqualsOneProcess) {
+  rd::Communicator comm;
+  const rr::DistributedReductions all(comm);
+  const std::size_t n = 20000;  // several blocks of the tall QR on a rank
+  robustfit::common::Random random(9);
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(n), 3);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(n));
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    X.row(i) << 1, random.normal(), 1e3 * random.normal();
+    y(i) = X(i, 1) - 2e-3 * X(i, 2) + random.normal();
+  }
+  std::vector<std::size_t> every_third;
+  for (std::size_t i = 0; i < n; i += 3) every_third.push_back(i);
+  const Eigen::VectorXd want = *rr::ls_on_rows(X, y, every_third);
+  for (const char* split : rt::kSplits) {
+    const auto [begin, end] = rt::shard_rows(split, n, comm.rank(), comm.size());
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    std::vector<std::size_t> mine;
+    for (std::size_t i : every_third)
+      if (i >= begin && i < end) mine.push_back(i - begin);
+    const auto got = rr::ls_on_rows(all, X.middleRows(b, m), y.segment(b, m), mine);
+    ASSERT_TRUE(got) << split;
+    EXPECT_LT((*got - want).norm(), 1e-12 * want.norm()) << split;
+    // Fewer rows than coefficients over all ranks (one on each of the first two): no fit, on
+    // every rank alike.
+    const std::vector<std::size_t> one = m > 0 && comm.rank() < 2 ? std::vector<std::size_t>{0} : std::vector<std::size_t>{};
+    EXPECT_FALSE(rr::ls_on_rows(all, X.middleRows(b, m), y.segment(b, m), one)) << split;
+  }
+}
+
+}  // namespace
