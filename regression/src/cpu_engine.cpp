@@ -3,6 +3,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <limits>
+#include <thread>
 
 #include "all_rows.hpp"
 #include "least_squares.hpp"
@@ -27,16 +28,7 @@ bool sorts(selection::Algorithm selection) {
   return selection == selection::Algorithm::sort;
 }
 
-// Sort & choose twins of selection::trimmed_sum_inplace and selection::smallest_h: the same
-// results (the h-subset exactly; the trimmed sum up to summation order) by a full sort.
-double trimmed_sum_by_sort(std::span<double> squares, std::size_t h) {
-  selection::require_no_nan<double>(squares);
-  std::sort(squares.begin(), squares.end());
-  double sum = 0;
-  for (std::size_t i = 0; i < h; ++i) sum += squares[i];
-  return sum;
-}
-
+// Sort & choose twin of selection::smallest_h: the same rows by a full sort (MCD's C-steps).
 std::vector<std::size_t> smallest_h_rows_by_sort(const Eigen::VectorXd& squares, std::size_t h) {
   selection::require_no_nan<double>(values_of(squares));
   std::vector<std::size_t> order(static_cast<std::size_t>(squares.size()));
@@ -59,41 +51,37 @@ double kth_smallest_by_sort(std::span<double> values, std::size_t k) {
 }  // namespace
 
 CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection)
-    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), X_rows_(row_major(X_)), y_(own_y_),
-      sort_(sorts(selection)) {}
+    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), y_(own_y_), rows_(augmented_rows(X_, y_)),
+      sort_(sorts(selection)), lts_(X_, y_, rows_, sort_) {}
 
 CpuEngine::CpuEngine(const ModelData& data, selection::Algorithm selection)
-    : X_(data.X), X_rows_(row_major(data.X)), y_(data.y), sort_(sorts(selection)) {}
+    : X_(data.X), y_(data.y), rows_(augmented_rows(data.X, data.y)), sort_(sorts(selection)), lts_(X_, y_, rows_, sort_) {}
 
-CpuEngine::RowMajorMatrix CpuEngine::row_major(const Eigen::MatrixXd& X) {
-  RowMajorMatrix rows(X.rows(), X.cols());
+RowMajorMatrix CpuEngine::augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+  RowMajorMatrix rows(X.rows(), X.cols() + 1);
   parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
     const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
-    rows.middleRows(b, m) = X.middleRows(b, m);
+    rows.middleRows(b, m).leftCols(X.cols()) = X.middleRows(b, m);
+    rows.middleRows(b, m).col(X.cols()) = y.segment(b, m);
   });
   return rows;
 }
 
-std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const std::size_t> rows) const {
-  const Eigen::Index p = X_.cols(), m = static_cast<Eigen::Index>(rows.size());
-  RowMajorMatrix A(m, p);
-  Eigen::VectorXd b(m);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    A.row(i) = X_rows_.row(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]));
-    b(i) = y_(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]));
-  }
-  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(p, p);
-  gram.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
-  if (auto beta = solve_normal_equations(gram, A.transpose() * b)) return beta;
-  std::vector<std::size_t> all;
-  return ls_on_rows(Eigen::MatrixXd(A), b, all);
+std::optional<Eigen::VectorXd> CpuEngine::refit(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const {
+  const Eigen::Index p = X_.cols();
+  if (auto beta = solve_normal_equations(subset.gram.topLeftCorner(p, p), subset.gram.row(p).head(p).transpose())) return beta;
+  return ls_on_rows(X_, y_, lts_.subset_rows(subset, h, scratch));
 }
 
-void CpuEngine::squared_residuals(const Eigen::VectorXd& beta, std::vector<double>& out) const {
-  out.resize(rows());
-  Eigen::Map<Eigen::VectorXd> r(out.data(), X_.rows());
-  r.noalias() = y_ - X_ * beta;
-  r.array() = r.array().square();
+template <class Body>
+void CpuEngine::for_candidates(std::size_t count, Body&& body) {
+  const unsigned workers = worker_count(count);
+  if (scratch_.size() < workers) scratch_.resize(workers);
+  if (count >= std::max(1u, std::thread::hardware_concurrency())) {
+    parallel_for(count, [&](unsigned w, std::size_t j) { body(j, false, scratch_[w]); });
+  } else {
+    for (std::size_t j = 0; j < count; ++j) body(j, true, scratch_[0]);
+  }
 }
 
 void CpuEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas,
@@ -102,22 +90,17 @@ void CpuEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& be
 }
 
 void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
-  std::vector<std::vector<double>> scratch(worker_count(static_cast<std::size_t>(betas.cols())));
-  parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned w, std::size_t j) {
-    squared_residuals(betas.col(static_cast<Eigen::Index>(j)), scratch[w]);
-    out[j] = sort_ ? trimmed_sum_by_sort(scratch[w], h) : selection::trimmed_sum_inplace<double>(scratch[w], h);
+  for_candidates(static_cast<std::size_t>(betas.cols()), [&](std::size_t j, bool all_threads, CStepScratch& scratch) {
+    out[j] = lts_.h_subset(betas.col(static_cast<Eigen::Index>(j)), h, false, all_threads, scratch).objective;
   });
 }
 
 void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
-  parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned, std::size_t j) {
+  for_candidates(static_cast<std::size_t>(betas.cols()), [&](std::size_t j, bool all_threads, CStepScratch& scratch) {
     const auto col = static_cast<Eigen::Index>(j);
-    const Eigen::VectorXd residuals = y_ - X_ * betas.col(col);
-    const Eigen::VectorXd squares = residuals.array().square();
-    const std::vector<std::size_t> rows =
-        sort_ ? smallest_h_rows_by_sort(squares, h) : selection::smallest_h<double>(values_of(squares), h).rows;
-    objective_before[j] = sum_at(squares, rows);
-    if (auto beta = refit(rows)) betas.col(col) = *beta;
+    const HSubset subset = lts_.h_subset(betas.col(col), h, true, all_threads, scratch);
+    objective_before[j] = subset.objective;
+    if (auto beta = refit(subset, h, scratch)) betas.col(col) = *beta;
   });
 }
 
@@ -163,8 +146,7 @@ void CpuEngine::subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) {
     Eigen::MatrixXd A(rows.rows(), q);
     for (Eigen::Index r = 0; r < rows.rows(); ++r) {
       const auto row = static_cast<Eigen::Index>(rows(r, col));
-      A.row(r).head(p) = X_rows_.row(row);
-      A(r, p) = y_(row);
+      A.row(r) = rows_.row(row);
     }
     Eigen::Map<Eigen::MatrixXd> G(grams.col(col).data(), q, q);
     G.setZero();
@@ -214,8 +196,7 @@ void CpuEngine::mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::Matr
     Eigen::MatrixXd A(m, q);
     for (Eigen::Index r = 0; r < m; ++r) {
       const auto row = static_cast<Eigen::Index>(subset[first[c] + static_cast<std::size_t>(r)]);
-      A.row(r).head(p) = X_rows_.row(row);
-      A(r, p) = y_(row);
+      A.row(r) = rows_.row(row);
     }
     partial[c] = Eigen::MatrixXd::Zero(q, q);
     partial[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());

@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <optional>
 
+#include "cpu_lts_c_step.hpp"
 #include "design_matrix.hpp"
 #include "engine.hpp"
 #include "robustfit/selection/algorithm.hpp"
@@ -40,11 +41,13 @@ class CpuEngine final : public Engine {
                   Eigen::MatrixXd& grams) override;
 
  private:
-  // Squared residuals of `beta` into `out` (resized to n).
-  void squared_residuals(const Eigen::VectorXd& beta, std::vector<double>& out) const;
-  // LS on the given rows for a C-step: normal equations (Cholesky), falling back to QR when
-  // the Gram matrix is not safely positive definite. nullopt when rank deficient.
-  std::optional<Eigen::VectorXd> refit(std::span<const std::size_t> rows) const;
+  // LS on an h-subset for a C-step: normal equations (Cholesky) from its Gram matrix, falling
+  // back to QR on its rows when that is not safely positive definite. nullopt when rank deficient.
+  std::optional<Eigen::VectorXd> refit(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const;
+  // Calls body(candidate, all_threads, scratch) for each of `count` candidates: candidates in
+  // parallel when there are at least as many as threads, else one after the other, each on all.
+  template <class Body>
+  void for_candidates(std::size_t count, Body&& body);
 
   // One MCD C-step of candidate j (mcd_c_step); `parallel_chunks` spreads its row chunks
   // over the threads (one candidate), else they run in turn (candidates run in parallel). The
@@ -52,15 +55,17 @@ class CpuEngine final : public Engine {
   void mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                       std::size_t j, bool parallel_chunks, Eigen::MatrixXd& grams) const;
 
-  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  static RowMajorMatrix row_major(const Eigen::MatrixXd& X);
+  // [X y] row-major: gathering a row of an h-subset is one contiguous copy.
+  static RowMajorMatrix augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
 
   Eigen::MatrixXd own_X_;  // empty when the engine refers to a ModelData
   Eigen::VectorXd own_y_;
   const Eigen::MatrixXd& X_;
-  RowMajorMatrix X_rows_;  // the same data row-major: gathering rows is a contiguous copy
   const Eigen::VectorXd& y_;
+  RowMajorMatrix rows_;  // [X y] row-major
   bool sort_ = false;  // sort & choose instead of std::nth_element
+  CpuLtsCStep lts_;
+  std::vector<CStepScratch> scratch_;  // one per worker
 };
 
 }  // namespace robustfit::regression::detail

@@ -1,0 +1,151 @@
+#include "cpu_lts_c_step.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::regression::detail {
+namespace {
+
+// Rows gathered per Gram update: a (kBlock x (p+1)) block stays in L1/L2.
+constexpr std::size_t kBlock = 256;
+
+// One row chunk's share of an h-subset.
+struct ChunkPart {
+  Eigen::MatrixXd gram;
+  double sum_below = 0;
+  std::size_t below = 0;
+  std::vector<std::size_t> ties;  // rows equal to t, ascending
+};
+
+// Adds the Gram matrix of the first `rows` rows of Z (column-major) to the lower triangle of G.
+void add_gram(const Eigen::MatrixXd& Z, Eigen::Index rows, Eigen::MatrixXd& G) {
+  const Eigen::Index q = Z.cols();
+  for (Eigen::Index a = 0; a < q; ++a)
+    for (Eigen::Index b = a; b < q; ++b) G(b, a) += Z.col(a).head(rows).dot(Z.col(b).head(rows));
+}
+
+// The lower triangle of the Gram matrix of the rows in [begin, end) whose square is below t,
+// kBlock gathered rows at a time.
+Eigen::MatrixXd gram_below(const RowMajorMatrix& augmented, const double* squares, double t, std::size_t begin, std::size_t end) {
+  const Eigen::Index q = augmented.cols();
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(q, q);
+  Eigen::MatrixXd Z(static_cast<Eigen::Index>(kBlock), q);
+  std::array<std::size_t, kBlock + 1> picked{};
+  for (std::size_t i = begin; i < end;) {
+    std::size_t k = 0;
+    for (; i < end && k < kBlock; ++i) {  // branch-free
+      picked[k] = i;
+      k += squares[i] < t;
+    }
+    double* z = Z.data();
+    for (std::size_t r = 0; r < k; ++r) {
+      const double* row = augmented.data() + picked[r] * static_cast<std::size_t>(q);
+      for (Eigen::Index a = 0; a < q; ++a) z[static_cast<std::size_t>(a) * kBlock + r] = row[a];
+    }
+    add_gram(Z, static_cast<Eigen::Index>(k), G);
+  }
+  return G;
+}
+
+template <class Body>
+void over_chunks(std::size_t n, bool all_threads, Body&& body) {
+  if (all_threads) {
+    common::parallel_rows(n, body);
+  } else {
+    for (std::size_t c = 0, chunks = common::row_chunk_count(n); c < chunks; ++c)
+      body(c, common::row_chunk_begin(n, c), common::row_chunk_begin(n, c + 1));
+  }
+}
+
+}  // namespace
+
+double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const {
+  if (by_sort_) {
+    selection::require_no_nan<double>(values);
+    scratch.assign(values.begin(), values.end());
+    std::sort(scratch.begin(), scratch.end());
+    return scratch[k];
+  }
+  return all_threads ? selection::kth_smallest_parallel<double>(values, k) : selection::kth_smallest_bracketed<double>(values, k, scratch);
+}
+
+HSubset CpuLtsCStep::h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads,
+                              CStepScratch& scratch) const {
+  const auto n = static_cast<std::size_t>(X_.rows());
+  const Eigen::Index q = augmented_.cols();
+  scratch.squares.resize(n);
+  double* squares = scratch.squares.data();
+  over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) {
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    Eigen::Map<Eigen::VectorXd> r(squares + begin, m);
+    r.noalias() = y_.segment(b, m) - X_.middleRows(b, m) * beta;
+    r = r.array().square();
+  });
+  const std::span<const double> values(squares, n);
+  HSubset out;
+  const double t = out.threshold = threshold(values, h - 1, all_threads, scratch.selection);
+  std::vector<ChunkPart> parts(common::row_chunk_count(n));
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    ChunkPart& part = parts[c];
+    // Counts and sum of the squares below t (four partial sums: vectorised), count of those at t.
+    std::array<double, 4> sums{};
+    std::size_t below = 0, at = 0, i = begin;
+    for (; i + 4 <= end; i += 4) {
+      for (std::size_t u = 0; u < 4; ++u) {
+        const double v = squares[i + u];
+        sums[u] += v < t ? v : 0.0;
+        below += v < t;
+        at += v == t;
+      }
+    }
+    for (; i < end; ++i) {
+      sums[0] += squares[i] < t ? squares[i] : 0.0;
+      below += squares[i] < t;
+      at += squares[i] == t;
+    }
+    part.sum_below = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+    part.below = below;
+    if (at > 0)
+      for (std::size_t r = begin; r < end; ++r)
+        if (squares[r] == t) part.ties.push_back(r);
+    if (with_gram) part.gram = gram_below(augmented_, squares, t, begin, end);
+  });
+  std::size_t below = 0;
+  double sum = 0;
+  if (with_gram) out.gram = Eigen::MatrixXd::Zero(q, q);
+  for (const ChunkPart& part : parts) {
+    below += part.below;
+    sum += part.sum_below;
+    if (with_gram) out.gram += part.gram;
+  }
+  // t is the h-th smallest: fewer than h rows lie below it and at least h at or below it.
+  std::size_t ties = h - below;
+  out.objective = sum + static_cast<double>(ties) * t;
+  if (with_gram) {
+    for (const ChunkPart& part : parts) {
+      for (std::size_t i = 0; i < part.ties.size() && ties > 0; ++i, --ties) {
+        const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(part.ties[i]));
+        out.gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> CpuLtsCStep::subset_rows(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const {
+  const double t = subset.threshold;
+  const std::size_t below = static_cast<std::size_t>(std::count_if(scratch.squares.begin(), scratch.squares.end(), [t](double v) { return v < t; }));
+  std::size_t ties = h - below;
+  std::vector<std::size_t> rows;
+  rows.reserve(h);
+  for (std::size_t i = 0; i < scratch.squares.size(); ++i) {
+    const double v = scratch.squares[i];
+    if (v < t || (v == t && ties > 0 && ties--)) rows.push_back(i);
+  }
+  return rows;
+}
+
+}  // namespace robustfit::regression::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The CPU engine's LTS C-step for one candidate, without a list of the h-subset's rows: the
+// squared residuals, their h-th smallest value t (the bracketed selection), then one pass that
+// adds the rows below t, and after them the first rows equal to t, into the Gram matrix of
+// [X y], a block of gathered rows at a time. Work is split into fixed row chunks
+// (common::row_chunk_count) whose partial results are added in chunk order, so the result is
+// the same whether the chunks run on one thread (candidates in parallel) or on all of them
+// (fewer candidates than threads).
+#include <Eigen/Core>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace robustfit::regression::detail {
+
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// One worker's buffers, grown to n once and reused by every candidate it handles.
+struct CStepScratch {
+  std::vector<double> squares;
+  std::vector<double> selection;
+};
+
+// The h-subset of one candidate: its objective (the sum of the h smallest squares, ties at t
+// counted once each) and the lower triangle of its (p+1) x (p+1) Gram matrix [X y]^T [X y].
+struct HSubset {
+  double objective = 0;
+  double threshold = 0;  // t, the h-th smallest square
+  Eigen::MatrixXd gram;  // empty when only the objective was asked for
+};
+
+class CpuLtsCStep {
+ public:
+  // X column-major (n x p), `augmented` the same rows row-major with y as a last column.
+  // `by_sort`: t by a full sort (sort & choose) instead of a selection; nothing else differs.
+  CpuLtsCStep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const RowMajorMatrix& augmented, bool by_sort)
+      : X_(X), y_(y), augmented_(augmented), by_sort_(by_sort) {}
+
+  // The h-subset of beta's squared residuals; the Gram matrix only `with_gram`. `all_threads`
+  // spreads the row chunks over every hardware thread.
+  HSubset h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads, CStepScratch& scratch) const;
+
+  // The rows of that h-subset, ascending (for a QR refit when the Gram matrix is too ill
+  // conditioned); `scratch` as h_subset left it.
+  std::vector<std::size_t> subset_rows(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const;
+
+ private:
+  // The k-th smallest of the squares (0-based).
+  double threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const;
+
+  const Eigen::MatrixXd& X_;
+  const Eigen::VectorXd& y_;
+  const RowMajorMatrix& augmented_;
+  bool by_sort_;
+};
+
+}  // namespace robustfit::regression::detail

@@ -1,0 +1,78 @@
+// kth_smallest_bracketed: the sampled-bracket selection of kth_smallest_parallel, serial and
+// without allocation, for one selection per task in a parallel loop (the CPU engine's C-steps).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::selection {
+namespace {
+
+// Below this size a copy and std::nth_element cost about as much as sampling.
+constexpr std::size_t kMinBracketed = 4096;
+// Sample ranks either side of k's place: 6 standard deviations of a sample quantile.
+constexpr double kMarginSigmas = 6.0;
+
+template <class T>
+T select_copy(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
+  scratch.assign(values.begin(), values.end());
+  return kth_smallest_inplace<T>(std::span<T>(scratch.data(), values.size()), k);
+}
+
+}  // namespace
+
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
+  const std::size_t n = values.size();
+  if (n < kMinBracketed || k >= n) return select_copy(values, k, scratch);
+  // The sample size s ~ 2 n^(2/3) balances selecting in the sample (~s) against selecting
+  // among the values inside the bracket (~n / sqrt(s)).
+  const auto s = std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
+  if (scratch.size() < n) scratch.resize(n);
+  for (std::size_t i = 0; i < s; ++i) scratch[i] = values[i * n / s];
+  const double q = static_cast<double>(k) / static_cast<double>(n);
+  const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
+  const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  T low = -inf, high = inf;
+  const auto sample = scratch.begin();
+  if (std::any_of(sample, sample + static_cast<std::ptrdiff_t>(s), [](T v) { return std::isnan(v); }))
+    return select_copy(values, k, scratch);  // kth_smallest_inplace names the NaN
+  std::size_t upper_from = 0;
+  if (centre >= margin) {
+    upper_from = centre - margin;
+    std::nth_element(sample, sample + static_cast<std::ptrdiff_t>(upper_from), sample + static_cast<std::ptrdiff_t>(s));
+    low = scratch[upper_from];
+  }
+  if (centre + margin < s) {
+    std::nth_element(sample + static_cast<std::ptrdiff_t>(upper_from), sample + static_cast<std::ptrdiff_t>(centre + margin),
+                     sample + static_cast<std::ptrdiff_t>(s));
+    high = scratch[centre + margin];
+  }
+  // One counting pass (vectorised) and one branch-free copying pass. A NaN is neither below,
+  // above nor inside: the counts then miss it.
+  const T* v = values.data();
+  std::size_t below = 0, above = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    below += v[i] < low;
+    above += v[i] > high;
+  }
+  T* out = scratch.data();
+  std::size_t inside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[inside] = v[i];
+    inside += (v[i] >= low) & (v[i] <= high);
+  }
+  const bool nan = below + above + inside != n;
+  if (nan || k < below || k >= below + inside) return select_copy(values, k, scratch);
+  std::nth_element(out, out + (k - below), out + inside);
+  return out[k - below];
+}
+
+template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&);
+template double kth_smallest_bracketed<double>(std::span<const double>, std::size_t, std::vector<double>&);
+
+}  // namespace robustfit::selection
