@@ -96,12 +96,30 @@ void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std:
 }
 
 void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
-  for_candidates(static_cast<std::size_t>(betas.cols()), [&](std::size_t j, bool all_threads, CStepScratch& scratch) {
+  const auto m = static_cast<std::size_t>(betas.cols());
+  // A candidate whose coefficients the last C-step produced continues from its subset there
+  // (the first of equal columns only). The subsets are kept while they take at most
+  // kSubsetMemory bytes.
+  constexpr std::size_t kSubsetMemory = std::size_t{1} << 26;
+  const bool keep = m * rows() <= kSubsetMemory;
+  std::vector<SubsetState> states(keep ? m : 0);
+  for (std::size_t j = 0; j < states.size(); ++j) {
+    for (LastSubset& last : last_subsets_) {
+      if (!last.state.in.empty() && last.beta == betas.col(static_cast<Eigen::Index>(j))) {
+        states[j] = std::move(last.state);
+        last.state = SubsetState{};
+        break;
+      }
+    }
+  }
+  last_subsets_.clear();
+  for_candidates(m, [&](std::size_t j, bool all_threads, CStepScratch& scratch) {
     const auto col = static_cast<Eigen::Index>(j);
-    const HSubset subset = lts_.h_subset(betas.col(col), h, true, all_threads, scratch);
+    const HSubset subset = lts_.h_subset(betas.col(col), h, true, all_threads, scratch, keep ? &states[j] : nullptr);
     objective_before[j] = subset.objective;
     if (auto beta = refit(subset, h, scratch)) betas.col(col) = *beta;
   });
+  for (std::size_t j = 0; j < states.size(); ++j) last_subsets_.push_back({betas.col(static_cast<Eigen::Index>(j)), std::move(states[j])});
 }
 
 void CpuEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,

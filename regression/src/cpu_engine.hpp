@@ -66,6 +66,13 @@ class CpuEngine final : public Engine {
   bool sort_ = false;  // sort & choose instead of std::nth_element
   CpuLtsCStep lts_;
   std::vector<CStepScratch> scratch_;  // one per worker
+  // The h-subsets behind the coefficients that the last c_step produced: a C-step on those
+  // coefficients updates their Gram matrices instead of computing them afresh.
+  struct LastSubset {
+    Eigen::VectorXd beta;
+    SubsetState state;
+  };
+  std::vector<LastSubset> last_subsets_;
 };
 
 }  // namespace robustfit::regression::detail

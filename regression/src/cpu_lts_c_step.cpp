@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_select.hpp"
@@ -11,6 +12,9 @@ namespace {
 
 // Rows gathered per Gram update: a (kBlock x (p+1)) block stays in L1/L2.
 constexpr std::size_t kBlock = 256;
+// Updating pays while few rows change: after a step that changed more than h / kMostChanged
+// rows, the next Gram matrix is computed afresh.
+constexpr std::size_t kMostChanged = 4;
 
 // One row chunk's share of an h-subset.
 struct ChunkPart {
@@ -50,6 +54,24 @@ Eigen::MatrixXd gram_below(const RowMajorMatrix& augmented, const double* square
   return G;
 }
 
+// The lower triangle of the Gram matrix of the given rows, kBlock gathered rows at a time.
+Eigen::MatrixXd gram_of_rows(const RowMajorMatrix& augmented, std::span<const std::size_t> rows) {
+  const Eigen::Index q = augmented.cols();
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(q, q);
+  if (rows.empty()) return G;
+  Eigen::MatrixXd Z(static_cast<Eigen::Index>(kBlock), q);
+  for (std::size_t first = 0; first < rows.size(); first += kBlock) {
+    const std::size_t k = std::min(kBlock, rows.size() - first);
+    double* z = Z.data();
+    for (std::size_t r = 0; r < k; ++r) {
+      const double* row = augmented.data() + rows[first + r] * static_cast<std::size_t>(q);
+      for (Eigen::Index a = 0; a < q; ++a) z[static_cast<std::size_t>(a) * kBlock + r] = row[a];
+    }
+    add_gram(Z, static_cast<Eigen::Index>(k), G);
+  }
+  return G;
+}
+
 template <class Body>
 void over_chunks(std::size_t n, bool all_threads, Body&& body) {
   if (all_threads) {
@@ -73,7 +95,7 @@ double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, boo
 }
 
 HSubset CpuLtsCStep::h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads,
-                              CStepScratch& scratch) const {
+                              CStepScratch& scratch, SubsetState* state) const {
   const auto n = static_cast<std::size_t>(X_.rows());
   const Eigen::Index q = augmented_.cols();
   scratch.squares.resize(n);
@@ -111,28 +133,90 @@ HSubset CpuLtsCStep::h_subset(const Eigen::VectorXd& beta, std::size_t h, bool w
     if (at > 0)
       for (std::size_t r = begin; r < end; ++r)
         if (squares[r] == t) part.ties.push_back(r);
-    if (with_gram) part.gram = gram_below(augmented_, squares, t, begin, end);
   });
   std::size_t below = 0;
   double sum = 0;
-  if (with_gram) out.gram = Eigen::MatrixXd::Zero(q, q);
   for (const ChunkPart& part : parts) {
     below += part.below;
     sum += part.sum_below;
-    if (with_gram) out.gram += part.gram;
   }
-  // t is the h-th smallest: fewer than h rows lie below it and at least h at or below it.
+  // t is the h-th smallest: fewer than h rows lie below it and at least h at or below it; the
+  // first h - below rows equal to t (in row order) complete the subset.
   std::size_t ties = h - below;
   out.objective = sum + static_cast<double>(ties) * t;
-  if (with_gram) {
-    for (const ChunkPart& part : parts) {
-      for (std::size_t i = 0; i < part.ties.size() && ties > 0; ++i, --ties) {
-        const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(part.ties[i]));
-        out.gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
-      }
-    }
+  if (!with_gram) return out;
+  std::vector<std::size_t> tie_rows;
+  for (const ChunkPart& part : parts)
+    for (std::size_t i = 0; i < part.ties.size() && tie_rows.size() < ties; ++i) tie_rows.push_back(part.ties[i]);
+  if (state != nullptr && !state->in.empty() && state->changed <= h / kMostChanged &&
+      update_gram(squares, t, tie_rows, all_threads, *state)) {
+    out.gram = state->gram;
+    return out;
+  }
+  out.gram = Eigen::MatrixXd::Zero(q, q);
+  std::vector<Eigen::MatrixXd> grams(parts.size());
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) { grams[c] = gram_below(augmented_, squares, t, begin, end); });
+  for (const Eigen::MatrixXd& G : grams) out.gram += G;
+  for (std::size_t row : tie_rows) {
+    const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(row));
+    out.gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
+  }
+  if (state != nullptr) {
+    state->in.resize(n);
+    std::uint8_t* in = state->in.data();
+    over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) in[i] = squares[i] < t;
+    });
+    for (std::size_t row : tie_rows) in[row] = 1;
+    state->gram = out.gram;
+    state->fresh_diagonal = out.gram.diagonal();
+    state->churn = Eigen::VectorXd::Zero(q);
+    state->changed = 0;
   }
   return out;
+}
+
+bool CpuLtsCStep::update_gram(const double* squares, double t, std::span<const std::size_t> tie_rows, bool all_threads,
+                              SubsetState& state) const {
+  const auto n = static_cast<std::size_t>(X_.rows());
+  // Rows that enter (in[i] 0 -> 1) and leave (1 -> 0): their Gram matrices, per chunk.
+  struct Delta {
+    Eigen::MatrixXd entered, left;
+    std::size_t changed = 0;
+  };
+  std::vector<Delta> deltas(common::row_chunk_count(n));
+  std::uint8_t* in = state.in.data();
+  // Tie rows enter like the others; mark them first so the pass sees the subset as it is.
+  std::vector<std::size_t> ties(tie_rows.begin(), tie_rows.end());
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    Delta& d = deltas[c];
+    std::vector<std::size_t> entered, left;
+    auto tie = std::lower_bound(ties.begin(), ties.end(), begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint8_t now = squares[i] < t;
+      if (squares[i] == t && tie != ties.end() && *tie == i) {
+        now = 1;
+        ++tie;
+      }
+      if (now != in[i]) {
+        (now ? entered : left).push_back(i);
+        in[i] = now;
+      }
+    }
+    d.entered = gram_of_rows(augmented_, entered);
+    d.left = gram_of_rows(augmented_, left);
+    d.changed = entered.size() + left.size();
+  });
+  state.changed = 0;
+  for (const Delta& d : deltas) {
+    state.gram += d.entered - d.left;
+    state.churn += d.entered.diagonal() + d.left.diagonal();
+    state.changed += d.changed;
+  }
+  // Each row added or removed may leave a rounding error of its own size: while the rows moved
+  // weigh less than the subset itself (column by column), the updated matrix is as accurate as
+  // one computed afresh; beyond that it is computed afresh.
+  return (state.churn.array() <= state.fresh_diagonal.array()).all();
 }
 
 std::vector<std::size_t> CpuLtsCStep::subset_rows(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const {

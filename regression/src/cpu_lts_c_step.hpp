@@ -8,6 +8,7 @@
 // (fewer candidates than threads).
 #include <Eigen/Core>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -29,6 +30,17 @@ struct HSubset {
   Eigen::MatrixXd gram;  // empty when only the objective was asked for
 };
 
+// What a candidate's next C-step can start from: its last h-subset (in[i] = 1 for its rows) and
+// that subset's Gram matrix. The next subset's Gram matrix is then this one plus the rows that
+// enter minus the rows that leave - near convergence a handful - instead of h rows afresh.
+struct SubsetState {
+  std::vector<std::uint8_t> in;    // empty: nothing to start from
+  Eigen::MatrixXd gram;
+  Eigen::VectorXd fresh_diagonal;  // the diagonal when last computed afresh
+  Eigen::VectorXd churn;           // the diagonals of the rows added and removed since
+  std::size_t changed = 0;         // rows that changed in the last step
+};
+
 class CpuLtsCStep {
  public:
   // X column-major (n x p), `augmented` the same rows row-major with y as a last column.
@@ -36,15 +48,21 @@ class CpuLtsCStep {
   CpuLtsCStep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const RowMajorMatrix& augmented, bool by_sort)
       : X_(X), y_(y), augmented_(augmented), by_sort_(by_sort) {}
 
-  // The h-subset of beta's squared residuals; the Gram matrix only `with_gram`. `all_threads`
-  // spreads the row chunks over every hardware thread.
-  HSubset h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads, CStepScratch& scratch) const;
+  // The h-subset of beta's squared residuals; the Gram matrix only `with_gram`, updated from
+  // `state` where that holds a subset (and then left in it). `all_threads` spreads the row
+  // chunks over every hardware thread.
+  HSubset h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads, CStepScratch& scratch,
+                   SubsetState* state = nullptr) const;
 
   // The rows of that h-subset, ascending (for a QR refit when the Gram matrix is too ill
   // conditioned); `scratch` as h_subset left it.
   std::vector<std::size_t> subset_rows(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const;
 
  private:
+  // Moves `state` to the subset {squares < t} plus `tie_rows`; false when its Gram matrix should
+  // be computed afresh instead (too many rows moved since it last was).
+  bool update_gram(const double* squares, double t, std::span<const std::size_t> tie_rows, bool all_threads,
+                   SubsetState& state) const;
   // The k-th smallest of the squares (0-based).
   double threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const;
 
