@@ -67,20 +67,50 @@ RowMajorMatrix CpuEngine::augmented_rows(const Eigen::MatrixXd& X, const Eigen::
   return rows;
 }
 
-std::optional<Eigen::VectorXd> CpuEngine::refit(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const {
+std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const double> squares, const HSubset& subset, std::size_t h) const {
   const Eigen::Index p = X_.cols();
   if (auto beta = solve_normal_equations(subset.gram.topLeftCorner(p, p), subset.gram.row(p).head(p).transpose())) return beta;
-  return ls_on_rows(X_, y_, lts_.subset_rows(subset, h, scratch));
+  return ls_on_rows(X_, y_, lts_.subset_rows(squares, subset, h));
 }
 
 template <class Body>
-void CpuEngine::for_candidates(std::size_t count, Body&& body) {
-  const unsigned workers = worker_count(count);
-  if (scratch_.size() < workers) scratch_.resize(workers);
-  if (count >= std::max(1u, std::thread::hardware_concurrency())) {
-    parallel_for(count, [&](unsigned w, std::size_t j) { body(j, false, scratch_[w]); });
-  } else {
-    for (std::size_t j = 0; j < count; ++j) body(j, true, scratch_[0]);
+void CpuEngine::for_candidates(const Eigen::MatrixXd& betas, Body&& body) {
+  const auto m = static_cast<std::size_t>(betas.cols()), n = rows();
+  const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  if (scratch_.size() < worker_count(m)) scratch_.resize(worker_count(m));
+  // Fewer candidates than threads: each in turn on all threads.
+  const auto one_at_a_time = [&](std::size_t first, std::size_t last) {
+    for (std::size_t j = first; j < last; ++j) {
+      lts_.squares(betas.col(static_cast<Eigen::Index>(j)), true, scratch_[0].squares);
+      body(j, std::span<const double>(scratch_[0].squares), true, scratch_[0]);
+    }
+  };
+  if (m < threads) {
+    one_at_a_time(0, m);
+    return;
+  }
+  // Small data: candidates in parallel, each on one thread.
+  if (n < kGroupRows) {
+    parallel_for(m, [&](unsigned w, std::size_t j) {
+      lts_.squares(betas.col(static_cast<Eigen::Index>(j)), false, scratch_[w].squares);
+      body(j, std::span<const double>(scratch_[w].squares), false, scratch_[w]);
+    });
+    return;
+  }
+  // Large data: the residuals of kGroup candidates in one pass over X (a slice of rows at a time
+  // serves them all), then the candidates in parallel.
+  for (std::size_t first = 0; first < m; first += kGroup) {
+    const std::size_t count = std::min(kGroup, m - first);
+    if (count < threads) {
+      one_at_a_time(first, m);
+      return;
+    }
+    group_squares_.resize(count * n);
+    const auto group = betas.middleCols(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(count));
+    parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) { lts_.squares(group, begin, end, group_squares_.data(), n); });
+    parallel_for(count, [&](unsigned w, std::size_t c) {
+      body(first + c, std::span<const double>(group_squares_.data() + c * n, n), false, scratch_[w]);
+    });
   }
 }
 
@@ -90,8 +120,8 @@ void CpuEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& be
 }
 
 void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
-  for_candidates(static_cast<std::size_t>(betas.cols()), [&](std::size_t j, bool all_threads, CStepScratch& scratch) {
-    out[j] = lts_.h_subset(betas.col(static_cast<Eigen::Index>(j)), h, false, all_threads, scratch).objective;
+  for_candidates(betas, [&](std::size_t j, std::span<const double> squares, bool all_threads, CStepScratch& scratch) {
+    out[j] = lts_.h_subset(squares, h, false, all_threads, scratch.selection).objective;
   });
 }
 
@@ -113,11 +143,11 @@ void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> 
     }
   }
   last_subsets_.clear();
-  for_candidates(m, [&](std::size_t j, bool all_threads, CStepScratch& scratch) {
-    const auto col = static_cast<Eigen::Index>(j);
-    const HSubset subset = lts_.h_subset(betas.col(col), h, true, all_threads, scratch, keep ? &states[j] : nullptr);
+  // Candidate j's residuals are computed before its column changes.
+  for_candidates(betas, [&](std::size_t j, std::span<const double> squares, bool all_threads, CStepScratch& scratch) {
+    const HSubset subset = lts_.h_subset(squares, h, true, all_threads, scratch.selection, keep ? &states[j] : nullptr);
     objective_before[j] = subset.objective;
-    if (auto beta = refit(subset, h, scratch)) betas.col(col) = *beta;
+    if (auto beta = refit(squares, subset, h)) betas.col(static_cast<Eigen::Index>(j)) = *beta;
   });
   for (std::size_t j = 0; j < states.size(); ++j) last_subsets_.push_back({betas.col(static_cast<Eigen::Index>(j)), std::move(states[j])});
 }

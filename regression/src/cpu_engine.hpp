@@ -43,11 +43,14 @@ class CpuEngine final : public Engine {
  private:
   // LS on an h-subset for a C-step: normal equations (Cholesky) from its Gram matrix, falling
   // back to QR on its rows when that is not safely positive definite. nullopt when rank deficient.
-  std::optional<Eigen::VectorXd> refit(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const;
-  // Calls body(candidate, all_threads, scratch) for each of `count` candidates: candidates in
-  // parallel when there are at least as many as threads, else one after the other, each on all.
+  std::optional<Eigen::VectorXd> refit(std::span<const double> squares, const HSubset& subset, std::size_t h) const;
+  // Calls body(candidate, its n squared residuals, all_threads, scratch) for every column of
+  // betas: candidates in parallel when there are at least as many as threads (on large data
+  // with their residuals kGroup at a time), else one after the other, each on all threads.
+  // The numbers are the same on every path.
   template <class Body>
-  void for_candidates(std::size_t count, Body&& body);
+  void for_candidates(const Eigen::MatrixXd& betas, Body&& body);
+  static constexpr std::size_t kGroupRows = 16384, kGroup = 8;
 
   // One MCD C-step of candidate j (mcd_c_step); `parallel_chunks` spreads its row chunks
   // over the threads (one candidate), else they run in turn (candidates run in parallel). The
@@ -66,6 +69,7 @@ class CpuEngine final : public Engine {
   bool sort_ = false;  // sort & choose instead of std::nth_element
   CpuLtsCStep lts_;
   std::vector<CStepScratch> scratch_;  // one per worker
+  std::vector<double> group_squares_;  // kGroup candidates' squared residuals
   // The h-subsets behind the coefficients that the last c_step produced: a C-step on those
   // coefficients updates their Gram matrices instead of computing them afresh.
   struct LastSubset {

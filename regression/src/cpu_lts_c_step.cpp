@@ -94,21 +94,41 @@ double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, boo
   return all_threads ? selection::kth_smallest_parallel<double>(values, k) : selection::kth_smallest_bracketed<double>(values, k, scratch);
 }
 
-HSubset CpuLtsCStep::h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads,
-                              CStepScratch& scratch, SubsetState* state) const {
+void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& betas, std::size_t begin, std::size_t end, double* out,
+                          std::size_t stride) const {
+  const Eigen::Index p = X_.cols();
+  const double* y = y_.data();
+  // Row blocks that keep their slice of X in L1 for every candidate; the arithmetic of a row,
+  // y - x_0 b_0 - x_1 b_1 - ..., is the same for any block, candidate count or thread.
+  constexpr std::size_t kRows = 512;
+  for (std::size_t first = begin; first < end; first += kRows) {
+    const std::size_t last = std::min(end, first + kRows);
+    for (Eigen::Index c = 0; c < betas.cols(); ++c) {
+      double* r = out + static_cast<std::size_t>(c) * stride;
+      for (std::size_t i = first; i < last; ++i) r[i] = y[i];
+      for (Eigen::Index j = 0; j < p; ++j) {
+        const double* x = X_.col(j).data();
+        const double b = betas(j, c);
+        for (std::size_t i = first; i < last; ++i) r[i] -= x[i] * b;
+      }
+      for (std::size_t i = first; i < last; ++i) r[i] *= r[i];
+    }
+  }
+}
+
+void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& beta, bool all_threads, std::vector<double>& out) const {
+  const auto n = static_cast<std::size_t>(X_.rows());
+  out.resize(n);
+  over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) { squares(beta, begin, end, out.data(), n); });
+}
+
+HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, bool with_gram, bool all_threads,
+                              std::vector<double>& selection_scratch, SubsetState* state) const {
   const auto n = static_cast<std::size_t>(X_.rows());
   const Eigen::Index q = augmented_.cols();
-  scratch.squares.resize(n);
-  double* squares = scratch.squares.data();
-  over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) {
-    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
-    Eigen::Map<Eigen::VectorXd> r(squares + begin, m);
-    r.noalias() = y_.segment(b, m) - X_.middleRows(b, m) * beta;
-    r = r.array().square();
-  });
-  const std::span<const double> values(squares, n);
+  const double* squares = values.data();
   HSubset out;
-  const double t = out.threshold = threshold(values, h - 1, all_threads, scratch.selection);
+  const double t = out.threshold = threshold(values, h - 1, all_threads, selection_scratch);
   std::vector<ChunkPart> parts(common::row_chunk_count(n));
   over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
     ChunkPart& part = parts[c];
@@ -219,14 +239,14 @@ bool CpuLtsCStep::update_gram(const double* squares, double t, std::span<const s
   return (state.churn.array() <= state.fresh_diagonal.array()).all();
 }
 
-std::vector<std::size_t> CpuLtsCStep::subset_rows(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const {
+std::vector<std::size_t> CpuLtsCStep::subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const {
   const double t = subset.threshold;
-  const std::size_t below = static_cast<std::size_t>(std::count_if(scratch.squares.begin(), scratch.squares.end(), [t](double v) { return v < t; }));
+  const auto below = static_cast<std::size_t>(std::count_if(squares.begin(), squares.end(), [t](double v) { return v < t; }));
   std::size_t ties = h - below;
   std::vector<std::size_t> rows;
   rows.reserve(h);
-  for (std::size_t i = 0; i < scratch.squares.size(); ++i) {
-    const double v = scratch.squares[i];
+  for (std::size_t i = 0; i < squares.size(); ++i) {
+    const double v = squares[i];
     if (v < t || (v == t && ties > 0 && ties--)) rows.push_back(i);
   }
   return rows;

@@ -48,15 +48,23 @@ class CpuLtsCStep {
   CpuLtsCStep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const RowMajorMatrix& augmented, bool by_sort)
       : X_(X), y_(y), augmented_(augmented), by_sort_(by_sort) {}
 
-  // The h-subset of beta's squared residuals; the Gram matrix only `with_gram`, updated from
-  // `state` where that holds a subset (and then left in it). `all_threads` spreads the row
-  // chunks over every hardware thread.
-  HSubset h_subset(const Eigen::VectorXd& beta, std::size_t h, bool with_gram, bool all_threads, CStepScratch& scratch,
-                   SubsetState* state = nullptr) const;
+  // Squared residuals of the candidates (columns of betas) on rows [begin, end): candidate c's
+  // at out[c * stride + i].
+  void squares(const Eigen::Ref<const Eigen::MatrixXd>& betas, std::size_t begin, std::size_t end, double* out,
+               std::size_t stride) const;
+  // All n squared residuals of one candidate into `out`; `all_threads` spreads the row chunks
+  // over every hardware thread (the same numbers either way).
+  void squares(const Eigen::Ref<const Eigen::MatrixXd>& beta, bool all_threads, std::vector<double>& out) const;
+
+  // The h-subset of a candidate's n squared residuals; the Gram matrix only `with_gram`,
+  // updated from `state` where that holds a subset (and then left in it). `all_threads` spreads
+  // the row chunks over every hardware thread.
+  HSubset h_subset(std::span<const double> squares, std::size_t h, bool with_gram, bool all_threads,
+                   std::vector<double>& selection_scratch, SubsetState* state = nullptr) const;
 
   // The rows of that h-subset, ascending (for a QR refit when the Gram matrix is too ill
-  // conditioned); `scratch` as h_subset left it.
-  std::vector<std::size_t> subset_rows(const HSubset& subset, std::size_t h, const CStepScratch& scratch) const;
+  // conditioned).
+  std::vector<std::size_t> subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const;
 
  private:
   // Moves `state` to the subset {squares < t} plus `tie_rows`; false when its Gram matrix should
