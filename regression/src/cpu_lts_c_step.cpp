@@ -22,6 +22,7 @@ struct ChunkPart {
   double sum_below = 0;
   std::size_t below = 0;
   std::vector<std::size_t> ties;  // rows equal to t, ascending
+  std::vector<std::size_t> entered, left;  // rows that enter and leave the last subset
 };
 
 // Adds the Gram matrix of the first `rows` rows of Z (column-major) to the lower triangle of G.
@@ -82,6 +83,29 @@ void over_chunks(std::size_t n, bool all_threads, Body&& body) {
   }
 }
 
+// Adds to `state` the Gram matrices of the rows that entered its subset and subtracts those of
+// the rows that left (per row chunk); false when its Gram matrix should be computed afresh
+// instead (too many rows moved since it last was).
+bool update_gram(const RowMajorMatrix& augmented, std::size_t n, const std::vector<ChunkPart>& parts, bool all_threads,
+                 SubsetState& state) {
+  // The Gram matrices of the rows that entered and left, per chunk, added in chunk order.
+  std::vector<Eigen::MatrixXd> entered(parts.size()), left(parts.size());
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t, std::size_t) {
+    entered[c] = gram_of_rows(augmented, parts[c].entered);
+    left[c] = gram_of_rows(augmented, parts[c].left);
+  });
+  state.changed = 0;
+  for (std::size_t c = 0; c < parts.size(); ++c) {
+    state.gram += entered[c] - left[c];
+    state.churn += entered[c].diagonal() + left[c].diagonal();
+    state.changed += parts[c].entered.size() + parts[c].left.size();
+  }
+  // Each row added or removed may leave a rounding error of its own size: while the rows moved
+  // weigh less than the subset itself (column by column), the updated matrix is as accurate as
+  // one computed afresh; beyond that it is computed afresh.
+  return (state.churn.array() <= state.fresh_diagonal.array()).all();
+}
+
 }  // namespace
 
 double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const {
@@ -129,25 +153,29 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   const double* squares = values.data();
   HSubset out;
   const double t = out.threshold = threshold(values, h - 1, all_threads, selection_scratch);
+  // With a subset to start from, the same pass also notes the rows that enter and leave it.
+  const bool update = with_gram && state != nullptr && !state->in.empty() && state->changed <= h / kMostChanged;
+  std::uint8_t* in = update ? state->in.data() : nullptr;
   std::vector<ChunkPart> parts(common::row_chunk_count(n));
   over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
     ChunkPart& part = parts[c];
     // Counts and sum of the squares below t (four partial sums: vectorised), count of those at t.
     std::array<double, 4> sums{};
     std::size_t below = 0, at = 0, i = begin;
-    for (; i + 4 <= end; i += 4) {
-      for (std::size_t u = 0; u < 4; ++u) {
-        const double v = squares[i + u];
-        sums[u] += v < t ? v : 0.0;
-        below += v < t;
-        at += v == t;
+    const auto visit = [&](std::size_t row, double& sum) {
+      const double v = squares[row];
+      const bool lt = v < t;
+      sum += lt ? v : 0.0;
+      below += lt;
+      at += v == t;
+      if (update && lt != static_cast<bool>(in[row])) {  // rows at t enter below, once counted
+        (lt ? part.entered : part.left).push_back(row);
+        in[row] = lt;
       }
-    }
-    for (; i < end; ++i) {
-      sums[0] += squares[i] < t ? squares[i] : 0.0;
-      below += squares[i] < t;
-      at += squares[i] == t;
-    }
+    };
+    for (; i + 4 <= end; i += 4)
+      for (std::size_t u = 0; u < 4; ++u) visit(i + u, sums[u]);
+    for (; i < end; ++i) visit(i, sums[0]);
     part.sum_below = (sums[0] + sums[1]) + (sums[2] + sums[3]);
     part.below = below;
     if (at > 0)
@@ -162,14 +190,23 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   }
   // t is the h-th smallest: fewer than h rows lie below it and at least h at or below it; the
   // first h - below rows equal to t (in row order) complete the subset.
-  std::size_t ties = h - below;
+  const std::size_t ties = h - below;
   out.objective = sum + static_cast<double>(ties) * t;
   if (!with_gram) return out;
   std::vector<std::size_t> tie_rows;
-  for (const ChunkPart& part : parts)
-    for (std::size_t i = 0; i < part.ties.size() && tie_rows.size() < ties; ++i) tie_rows.push_back(part.ties[i]);
-  if (state != nullptr && !state->in.empty() && state->changed <= h / kMostChanged &&
-      update_gram(squares, t, tie_rows, all_threads, *state)) {
+  for (ChunkPart& part : parts) {
+    for (std::size_t i = 0; i < part.ties.size() && tie_rows.size() < ties; ++i) {
+      const std::size_t row = part.ties[i];
+      tie_rows.push_back(row);
+      if (!update) continue;
+      // The pass left it out of the subset: it stays in (if it was in) or enters.
+      const auto it = std::lower_bound(part.left.begin(), part.left.end(), row);
+      if (it != part.left.end() && *it == row) part.left.erase(it);
+      else part.entered.push_back(row);
+      in[row] = 1;
+    }
+  }
+  if (update && update_gram(augmented_, n, parts, all_threads, *state)) {
     out.gram = state->gram;
     return out;
   }
@@ -183,60 +220,17 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   }
   if (state != nullptr) {
     state->in.resize(n);
-    std::uint8_t* in = state->in.data();
+    std::uint8_t* mask = state->in.data();
     over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) in[i] = squares[i] < t;
+      for (std::size_t i = begin; i < end; ++i) mask[i] = squares[i] < t;
     });
-    for (std::size_t row : tie_rows) in[row] = 1;
+    for (std::size_t row : tie_rows) mask[row] = 1;
     state->gram = out.gram;
     state->fresh_diagonal = out.gram.diagonal();
     state->churn = Eigen::VectorXd::Zero(q);
     state->changed = 0;
   }
   return out;
-}
-
-bool CpuLtsCStep::update_gram(const double* squares, double t, std::span<const std::size_t> tie_rows, bool all_threads,
-                              SubsetState& state) const {
-  const auto n = static_cast<std::size_t>(X_.rows());
-  // Rows that enter (in[i] 0 -> 1) and leave (1 -> 0): their Gram matrices, per chunk.
-  struct Delta {
-    Eigen::MatrixXd entered, left;
-    std::size_t changed = 0;
-  };
-  std::vector<Delta> deltas(common::row_chunk_count(n));
-  std::uint8_t* in = state.in.data();
-  // Tie rows enter like the others; mark them first so the pass sees the subset as it is.
-  std::vector<std::size_t> ties(tie_rows.begin(), tie_rows.end());
-  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
-    Delta& d = deltas[c];
-    std::vector<std::size_t> entered, left;
-    auto tie = std::lower_bound(ties.begin(), ties.end(), begin);
-    for (std::size_t i = begin; i < end; ++i) {
-      std::uint8_t now = squares[i] < t;
-      if (squares[i] == t && tie != ties.end() && *tie == i) {
-        now = 1;
-        ++tie;
-      }
-      if (now != in[i]) {
-        (now ? entered : left).push_back(i);
-        in[i] = now;
-      }
-    }
-    d.entered = gram_of_rows(augmented_, entered);
-    d.left = gram_of_rows(augmented_, left);
-    d.changed = entered.size() + left.size();
-  });
-  state.changed = 0;
-  for (const Delta& d : deltas) {
-    state.gram += d.entered - d.left;
-    state.churn += d.entered.diagonal() + d.left.diagonal();
-    state.changed += d.changed;
-  }
-  // Each row added or removed may leave a rounding error of its own size: while the rows moved
-  // weigh less than the subset itself (column by column), the updated matrix is as accurate as
-  // one computed afresh; beyond that it is computed afresh.
-  return (state.churn.array() <= state.fresh_diagonal.array()).all();
 }
 
 std::vector<std::size_t> CpuLtsCStep::subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const {

@@ -67,10 +67,6 @@ class CpuLtsCStep {
   std::vector<std::size_t> subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const;
 
  private:
-  // Moves `state` to the subset {squares < t} plus `tie_rows`; false when its Gram matrix should
-  // be computed afresh instead (too many rows moved since it last was).
-  bool update_gram(const double* squares, double t, std::span<const std::size_t> tie_rows, bool all_threads,
-                   SubsetState& state) const;
   // The k-th smallest of the squares (0-based).
   double threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const;
 
