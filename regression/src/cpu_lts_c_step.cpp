@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include "robustfit/common/parallel.hpp"
+#include "robustfit/common/target_clones.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 
 namespace robustfit::regression::detail {
@@ -24,6 +26,78 @@ struct ChunkPart {
   std::vector<std::size_t> ties;  // rows equal to t, ascending
   std::vector<std::size_t> entered, left;  // rows that enter and leave the last subset
 };
+
+// Squared residuals of `count` candidates (column c of B at B + c * b_stride) on rows
+// [begin, end) of X (n x p, column-major): candidate c's at out[c * stride + i]. Row blocks keep
+// their slice of X in L1 for every candidate; the arithmetic of a row, y - x_0 b_0 - x_1 b_1 -
+// ..., is the same for any block, candidate count, thread or instruction set.
+ROBUSTFIT_TARGET_CLONES void squares_kernel(const double* X, std::size_t n, std::size_t p, const double* y, const double* B,
+                                            std::size_t b_stride, std::size_t count, std::size_t begin, std::size_t end,
+                                            double* out, std::size_t stride) {
+  constexpr std::size_t kRows = 512;
+  for (std::size_t first = begin; first < end; first += kRows) {
+    const std::size_t last = std::min(end, first + kRows);
+    for (std::size_t c = 0; c < count; ++c) {
+      double* r = out + c * stride;
+      const double* b = B + c * b_stride;
+      for (std::size_t i = first; i < last; ++i) r[i] = y[i];
+      for (std::size_t j = 0; j < p; ++j) {
+        const double* x = X + j * n;
+        const double bj = b[j];
+        for (std::size_t i = first; i < last; ++i) r[i] -= x[i] * bj;
+      }
+      for (std::size_t i = first; i < last; ++i) r[i] *= r[i];
+    }
+  }
+}
+
+// Sum and count of the squares below t (four partial sums, so that it vectorises: the same
+// numbers on every path), count of those equal to t.
+struct Below {
+  double sum = 0;
+  std::size_t count = 0, at = 0;
+};
+ROBUSTFIT_TARGET_CLONES Below count_below(const double* squares, std::size_t begin, std::size_t end, double t) {
+  double sums[4] = {0, 0, 0, 0};
+  std::size_t below = 0, at = 0, i = begin;
+  for (; i + 4 <= end; i += 4) {
+    for (std::size_t u = 0; u < 4; ++u) {
+      const double v = squares[i + u];
+      sums[u] += v < t ? v : 0.0;
+      below += v < t;
+      at += v == t;
+    }
+  }
+  for (; i < end; ++i) {
+    sums[0] += squares[i] < t ? squares[i] : 0.0;
+    below += squares[i] < t;
+    at += squares[i] == t;
+  }
+  return {(sums[0] + sums[1]) + (sums[2] + sums[3]), below, at};
+}
+
+// Moves in[i] to (square < t) on [begin, end), noting the rows that enter and leave; eight rows
+// are compared at once, as near convergence few change.
+ROBUSTFIT_TARGET_CLONES void note_changes(const double* squares, std::size_t begin, std::size_t end, double t, std::uint8_t* in,
+                                          std::vector<std::size_t>& entered, std::vector<std::size_t>& left) {
+  std::size_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    std::uint8_t now[8];
+    for (std::size_t u = 0; u < 8; ++u) now[u] = squares[i + u] < t;
+    if (std::memcmp(now, in + i, 8) == 0) continue;
+    for (std::size_t u = 0; u < 8; ++u) {
+      if (now[u] == in[i + u]) continue;
+      (now[u] ? entered : left).push_back(i + u);
+      in[i + u] = now[u];
+    }
+  }
+  for (; i < end; ++i) {
+    const std::uint8_t now = squares[i] < t;
+    if (now == in[i]) continue;
+    (now ? entered : left).push_back(i);
+    in[i] = now;
+  }
+}
 
 // Adds the Gram matrix of the first `rows` rows of Z (column-major) to the lower triangle of G.
 void add_gram(const Eigen::MatrixXd& Z, Eigen::Index rows, Eigen::MatrixXd& G) {
@@ -120,24 +194,8 @@ double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, boo
 
 void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& betas, std::size_t begin, std::size_t end, double* out,
                           std::size_t stride) const {
-  const Eigen::Index p = X_.cols();
-  const double* y = y_.data();
-  // Row blocks that keep their slice of X in L1 for every candidate; the arithmetic of a row,
-  // y - x_0 b_0 - x_1 b_1 - ..., is the same for any block, candidate count or thread.
-  constexpr std::size_t kRows = 512;
-  for (std::size_t first = begin; first < end; first += kRows) {
-    const std::size_t last = std::min(end, first + kRows);
-    for (Eigen::Index c = 0; c < betas.cols(); ++c) {
-      double* r = out + static_cast<std::size_t>(c) * stride;
-      for (std::size_t i = first; i < last; ++i) r[i] = y[i];
-      for (Eigen::Index j = 0; j < p; ++j) {
-        const double* x = X_.col(j).data();
-        const double b = betas(j, c);
-        for (std::size_t i = first; i < last; ++i) r[i] -= x[i] * b;
-      }
-      for (std::size_t i = first; i < last; ++i) r[i] *= r[i];
-    }
-  }
+  squares_kernel(X_.data(), static_cast<std::size_t>(X_.rows()), static_cast<std::size_t>(X_.cols()), y_.data(), betas.data(),
+                 static_cast<std::size_t>(betas.outerStride()), static_cast<std::size_t>(betas.cols()), begin, end, out, stride);
 }
 
 void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& beta, bool all_threads, std::vector<double>& out) const {
@@ -153,31 +211,18 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   const double* squares = values.data();
   HSubset out;
   const double t = out.threshold = threshold(values, h - 1, all_threads, selection_scratch);
-  // With a subset to start from, the same pass also notes the rows that enter and leave it.
+  // With a subset to start from, the rows that enter and leave it are noted.
   const bool update = with_gram && state != nullptr && !state->in.empty() && state->changed <= h / kMostChanged;
   std::uint8_t* in = update ? state->in.data() : nullptr;
   std::vector<ChunkPart> parts(common::row_chunk_count(n));
   over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
     ChunkPart& part = parts[c];
-    // Counts and sum of the squares below t (four partial sums: vectorised), count of those at t.
-    std::array<double, 4> sums{};
-    std::size_t below = 0, at = 0, i = begin;
-    const auto visit = [&](std::size_t row, double& sum) {
-      const double v = squares[row];
-      const bool lt = v < t;
-      sum += lt ? v : 0.0;
-      below += lt;
-      at += v == t;
-      if (update && lt != static_cast<bool>(in[row])) {  // rows at t enter below, once counted
-        (lt ? part.entered : part.left).push_back(row);
-        in[row] = lt;
-      }
-    };
-    for (; i + 4 <= end; i += 4)
-      for (std::size_t u = 0; u < 4; ++u) visit(i + u, sums[u]);
-    for (; i < end; ++i) visit(i, sums[0]);
-    part.sum_below = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    part.below = below;
+    const Below counted = count_below(squares, begin, end, t);
+    part.sum_below = counted.sum;
+    part.below = counted.count;
+    const std::size_t at = counted.at;
+    // Rows at t are noted as leaving or staying out here; the ties taken are put back below.
+    if (update) note_changes(squares, begin, end, t, in, part.entered, part.left);
     if (at > 0)
       for (std::size_t r = begin; r < end; ++r)
         if (squares[r] == t) part.ties.push_back(r);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "robustfit/common/target_clones.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 
 namespace robustfit::selection {
@@ -15,6 +16,30 @@ namespace {
 constexpr std::size_t kMinBracketed = 4096;
 // Sample ranks either side of k's place: 6 standard deviations of a sample quantile.
 constexpr double kMarginSigmas = 6.0;
+
+// The counting and copying passes, for AVX2 and the baseline (target_clones.hpp).
+#define ROBUSTFIT_BRACKET_PASSES(T)                                                                        \
+  ROBUSTFIT_TARGET_CLONES void count_outside(const T* v, std::size_t n, T low, T high, std::size_t& below, \
+                                             std::size_t& above) {                                        \
+    std::size_t b = 0, a = 0;                                                                              \
+    for (std::size_t i = 0; i < n; ++i) {                                                                  \
+      b += v[i] < low;                                                                                     \
+      a += v[i] > high;                                                                                    \
+    }                                                                                                      \
+    below = b;                                                                                             \
+    above = a;                                                                                             \
+  }                                                                                                        \
+  ROBUSTFIT_TARGET_CLONES std::size_t copy_inside(const T* v, std::size_t n, T low, T high, T* out) {      \
+    std::size_t inside = 0;                                                                                \
+    for (std::size_t i = 0; i < n; ++i) {                                                                  \
+      out[inside] = v[i];                                                                                  \
+      inside += (v[i] >= low) & (v[i] <= high);                                                            \
+    }                                                                                                      \
+    return inside;                                                                                         \
+  }
+ROBUSTFIT_BRACKET_PASSES(float)
+ROBUSTFIT_BRACKET_PASSES(double)
+#undef ROBUSTFIT_BRACKET_PASSES
 
 template <class T>
 T select_copy(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
@@ -54,18 +79,10 @@ T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T
   }
   // One counting pass (vectorised) and one branch-free copying pass. A NaN is neither below,
   // above nor inside: the counts then miss it.
-  const T* v = values.data();
   std::size_t below = 0, above = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    below += v[i] < low;
-    above += v[i] > high;
-  }
+  count_outside(values.data(), n, low, high, below, above);
   T* out = scratch.data();
-  std::size_t inside = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    out[inside] = v[i];
-    inside += (v[i] >= low) & (v[i] <= high);
-  }
+  const std::size_t inside = copy_inside(values.data(), n, low, high, out);
   const bool nan = below + above + inside != n;
   if (nan || k < below || k >= below + inside) return select_copy(values, k, scratch);
   std::nth_element(out, out + (k - below), out + inside);
