@@ -57,7 +57,8 @@ T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T
   // among the values inside the bracket (~n / sqrt(s)).
   const auto s = std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
   if (scratch.size() < n) scratch.resize(n);
-  for (std::size_t i = 0; i < s; ++i) scratch[i] = values[i * n / s];
+  const std::size_t stride = n / s;  // s <= n / 4: stride >= 4
+  for (std::size_t i = 0; i < s; ++i) scratch[i] = values[i * stride];
   const double q = static_cast<double>(k) / static_cast<double>(n);
   const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
   const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
