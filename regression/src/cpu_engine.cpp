@@ -3,7 +3,9 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <limits>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include "all_rows.hpp"
 #include "least_squares.hpp"
@@ -128,16 +130,25 @@ void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std:
 void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
   const auto m = static_cast<std::size_t>(betas.cols());
   // A candidate whose coefficients the last C-step produced continues from its subset there
-  // (the first of equal columns only). The subsets are kept while they take at most
-  // kSubsetMemory bytes.
-  constexpr std::size_t kSubsetMemory = std::size_t{1} << 26;
-  const bool keep = m * rows() <= kSubsetMemory;
+  // (the first of equal columns only), found by a hash of the coefficients' bytes. Kept on
+  // large data only (on small data a Gram matrix afresh costs about what the bookkeeping does)
+  // and while the subsets take at most kSubsetMemory bytes.
+  constexpr std::size_t kUpdateRows = 16384, kSubsetMemory = std::size_t{1} << 26;
+  const bool keep = rows() >= kUpdateRows && m * rows() <= kSubsetMemory;
+  const auto bytes_of = [](const auto& column) {
+    return std::string_view(reinterpret_cast<const char*>(column.data()), static_cast<std::size_t>(column.size()) * sizeof(double));
+  };
+  std::unordered_multimap<std::size_t, std::size_t> last_by_hash;
+  for (std::size_t k = 0; k < last_subsets_.size(); ++k) last_by_hash.emplace(std::hash<std::string_view>{}(bytes_of(last_subsets_[k].beta)), k);
   std::vector<SubsetState> states(keep ? m : 0);
   for (std::size_t j = 0; j < states.size(); ++j) {
-    for (LastSubset& last : last_subsets_) {
-      if (!last.state.in.empty() && last.beta == betas.col(static_cast<Eigen::Index>(j))) {
-        states[j] = std::move(last.state);
-        last.state = SubsetState{};
+    const auto column = betas.col(static_cast<Eigen::Index>(j));
+    const auto [first, last] = last_by_hash.equal_range(std::hash<std::string_view>{}(bytes_of(column)));
+    for (auto it = first; it != last; ++it) {
+      LastSubset& previous = last_subsets_[it->second];
+      if (!previous.state.in.empty() && previous.beta == column) {
+        states[j] = std::move(previous.state);
+        previous.state = SubsetState{};
         break;
       }
     }
