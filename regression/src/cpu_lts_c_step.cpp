@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -182,14 +183,20 @@ bool update_gram(const RowMajorMatrix& augmented, std::size_t n, const std::vect
 
 }  // namespace
 
-double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const {
+double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch,
+                              const SubsetState* state) const {
   if (by_sort_) {
     selection::require_no_nan<double>(values);
     scratch.assign(values.begin(), values.end());
     std::sort(scratch.begin(), scratch.end());
     return scratch[k];
   }
-  return all_threads ? selection::kth_smallest_parallel<double>(values, k) : selection::kth_smallest_bracketed<double>(values, k, scratch);
+  if (all_threads) return selection::kth_smallest_parallel<double>(values, k);
+  if (state != nullptr && state->threshold > 0) {  // near the last one: no sample needed
+    const double width = state->threshold * std::clamp(2 * state->step, 1e-6, 0.5);
+    return selection::kth_smallest_bracketed<double>(values, k, scratch, state->threshold - width, state->threshold + width);
+  }
+  return selection::kth_smallest_bracketed<double>(values, k, scratch);
 }
 
 void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& betas, std::size_t begin, std::size_t end, double* out,
@@ -210,7 +217,11 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   const Eigen::Index q = augmented_.cols();
   const double* squares = values.data();
   HSubset out;
-  const double t = out.threshold = threshold(values, h - 1, all_threads, selection_scratch);
+  const double t = out.threshold = threshold(values, h - 1, all_threads, selection_scratch, state);
+  if (state != nullptr) {
+    state->step = state->threshold > 0 ? std::abs(t - state->threshold) / state->threshold : 0;
+    state->threshold = t;
+  }
   // With a subset to start from, the rows that enter and leave it are noted.
   const bool update = with_gram && state != nullptr && !state->in.empty() && state->changed <= h / kMostChanged;
   std::uint8_t* in = update ? state->in.data() : nullptr;

@@ -39,6 +39,8 @@ struct SubsetState {
   Eigen::VectorXd fresh_diagonal;  // the diagonal when last computed afresh
   Eigen::VectorXd churn;           // the diagonals of the rows added and removed since
   std::size_t changed = 0;         // rows that changed in the last step
+  double threshold = -1;           // the last h-th smallest square (< 0: none)
+  double step = 0;                 // its last relative change: the next one is looked for within 2x
 };
 
 class CpuLtsCStep {
@@ -68,7 +70,8 @@ class CpuLtsCStep {
 
  private:
   // The k-th smallest of the squares (0-based).
-  double threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch) const;
+  double threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch,
+                   const SubsetState* state) const;
 
   const Eigen::MatrixXd& X_;
   const Eigen::VectorXd& y_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "robustfit/common/target_clones.hpp"
@@ -47,7 +48,32 @@ T select_copy(std::span<const T> values, std::size_t k, std::vector<T>& scratch)
   return kth_smallest_inplace<T>(std::span<T>(scratch.data(), values.size()), k);
 }
 
+// The k-th smallest when [low, high] brackets rank k with at most `most_inside` values inside
+// (one counting pass, one copying pass, a selection among those inside); nullopt otherwise,
+// and for a NaN (then nothing is below, above or inside it).
+template <class T>
+std::optional<T> select_in_bracket(std::span<const T> values, std::size_t k, T low, T high, std::size_t most_inside,
+                                   std::vector<T>& scratch) {
+  const std::size_t n = values.size();
+  std::size_t below = 0, above = 0;
+  count_outside(values.data(), n, low, high, below, above);
+  if (below + above > n || k < below || k >= n - above || n - below - above > most_inside) return std::nullopt;
+  if (scratch.size() < n) scratch.resize(n);
+  T* out = scratch.data();
+  const std::size_t inside = copy_inside(values.data(), n, low, high, out);
+  if (below + above + inside != n) return std::nullopt;
+  std::nth_element(out, out + (k - below), out + inside);
+  return out[k - below];
+}
+
 }  // namespace
+
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch, T guess_low, T guess_high) {
+  if (values.size() >= kMinBracketed && k < values.size() && guess_low <= guess_high)
+    if (const auto t = select_in_bracket(values, k, guess_low, guess_high, values.size() / 8, scratch)) return *t;
+  return kth_smallest_bracketed(values, k, scratch);
+}
 
 template <class T>
 T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
@@ -78,19 +104,14 @@ T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T
                      sample + static_cast<std::ptrdiff_t>(s));
     high = scratch[centre + margin];
   }
-  // One counting pass (vectorised) and one branch-free copying pass. A NaN is neither below,
-  // above nor inside: the counts then miss it.
-  std::size_t below = 0, above = 0;
-  count_outside(values.data(), n, low, high, below, above);
-  T* out = scratch.data();
-  const std::size_t inside = copy_inside(values.data(), n, low, high, out);
-  const bool nan = below + above + inside != n;
-  if (nan || k < below || k >= below + inside) return select_copy(values, k, scratch);
-  std::nth_element(out, out + (k - below), out + inside);
-  return out[k - below];
+  // One counting pass (vectorised) and one branch-free copying pass.
+  if (const auto t = select_in_bracket(values, k, low, high, n, scratch)) return *t;
+  return select_copy(values, k, scratch);  // missed, or a NaN (named there)
 }
 
 template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&);
 template double kth_smallest_bracketed<double>(std::span<const double>, std::size_t, std::vector<double>&);
+template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&, float, float);
+template double kth_smallest_bracketed<double>(std::span<const double>, std::size_t, std::vector<double>&, double, double);
 
 }  // namespace robustfit::selection

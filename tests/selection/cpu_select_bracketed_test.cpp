@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "error_of.hpp"
@@ -38,6 +39,28 @@ TYPED_TEST(KthSmallestBracketed, EqualsNthElementAndKeepsItsInput) {
       EXPECT_EQ(v, copy) << name;
     }
   }
+}
+
+TYPED_TEST(KthSmallestBracketed, AnyGuessGivesTheNthElement) {
+  using T = TypeParam;
+  std::vector<T> scratch;
+  const std::size_t n = 100003;
+  for (const char* name : kPatterns) {
+    const std::vector<T> v = pattern<T>(name, n);
+    for (const std::size_t k : {std::size_t{0}, n / 3, n / 2, n - 1}) {
+      const T expected = nth_element_of(v, k);
+      const T below = nth_element_of(v, k / 2), above = nth_element_of(v, k + (n - 1 - k) / 2);
+      // Tight, wide (beyond n / 8 inside), missing low, missing high, empty, inverted.
+      const std::vector<std::pair<T, T>> guesses = {{expected, expected}, {below, above}, {below, below},
+                                                    {above, above}, {T(1e30), T(2e30)}, {above, below}};
+      for (const auto& [low, high] : guesses)
+        EXPECT_EQ(selection::kth_smallest_bracketed<T>(v, k, scratch, low, high), expected) << name << " k=" << k << " guess " << low << ".." << high;
+    }
+  }
+  std::vector<T> with_nan = pattern<T>("normal", n);
+  with_nan[777] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_EQ(error_of([&] { selection::kth_smallest_bracketed<T>(with_nan, n / 2, scratch, T(-1), T(1)); }),
+            error_of([&] { selection::kth_smallest<T>(with_nan, n / 2); }));
 }
 
 TYPED_TEST(KthSmallestBracketed, EqualsNthElementWithInfinitiesAndSignedZeros) {

@@ -34,6 +34,12 @@ T kth_smallest_parallel(std::span<const T> values, std::size_t k);
 template <class T>
 T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch);
 
+// The same with a guess [guess_low, guess_high] of where the k-th smallest lies (an iteration's
+// last value, widened): when it brackets rank k with at most n / 8 values inside, no sample is
+// drawn; else the sampled bracket follows (one counting pass lost). Any guess gives the same value.
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch, T guess_low, T guess_high);
+
 // Many order statistics of one vector; result[i] is the ks[i]-th smallest.
 // Ranks may come in any order and repeat.
 template <class T>
