@@ -21,7 +21,6 @@ constexpr std::size_t kMostChanged = 4;
 
 // One row chunk's share of an h-subset.
 struct ChunkPart {
-  Eigen::MatrixXd gram;
   double sum_below = 0;
   std::size_t below = 0;
   std::vector<std::size_t> ties;  // rows equal to t, ascending

@@ -1,8 +1,9 @@
 #pragma once
 // The CPU engine's LTS C-step for one candidate, without a list of the h-subset's rows: the
-// squared residuals, their h-th smallest value t (the bracketed selection), then one pass that
-// adds the rows below t, and after them the first rows equal to t, into the Gram matrix of
-// [X y], a block of gathered rows at a time. Work is split into fixed row chunks
+// squared residuals, their h-th smallest value t (the bracketed selection), one pass that counts
+// and sums the squares below t, then the Gram matrix of [X y] over the rows below t and the
+// first rows equal to t - from blocks of gathered rows, or updated from the candidate's last
+// subset by the rows that entered and left (SubsetState). Work is split into fixed row chunks
 // (common::row_chunk_count) whose partial results are added in chunk order, so the result is
 // the same whether the chunks run on one thread (candidates in parallel) or on all of them
 // (fewer candidates than threads).
