@@ -3,6 +3,9 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <limits>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
 
 #include "all_rows.hpp"
 #include "least_squares.hpp"
@@ -27,16 +30,7 @@ bool sorts(selection::Algorithm selection) {
   return selection == selection::Algorithm::sort;
 }
 
-// Sort & choose twins of selection::trimmed_sum_inplace and selection::smallest_h: the same
-// results (the h-subset exactly; the trimmed sum up to summation order) by a full sort.
-double trimmed_sum_by_sort(std::span<double> squares, std::size_t h) {
-  selection::require_no_nan<double>(squares);
-  std::sort(squares.begin(), squares.end());
-  double sum = 0;
-  for (std::size_t i = 0; i < h; ++i) sum += squares[i];
-  return sum;
-}
-
+// Sort & choose twin of selection::smallest_h: the same rows by a full sort (MCD's C-steps).
 std::vector<std::size_t> smallest_h_rows_by_sort(const Eigen::VectorXd& squares, std::size_t h) {
   selection::require_no_nan<double>(values_of(squares));
   std::vector<std::size_t> order(static_cast<std::size_t>(squares.size()));
@@ -59,41 +53,67 @@ double kth_smallest_by_sort(std::span<double> values, std::size_t k) {
 }  // namespace
 
 CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm selection)
-    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), X_rows_(row_major(X_)), y_(own_y_),
-      sort_(sorts(selection)) {}
+    : own_X_(std::move(X)), own_y_(std::move(y)), X_(own_X_), y_(own_y_), rows_(augmented_rows(X_, y_)),
+      sort_(sorts(selection)), lts_(X_, y_, rows_, sort_) {}
 
 CpuEngine::CpuEngine(const ModelData& data, selection::Algorithm selection)
-    : X_(data.X), X_rows_(row_major(data.X)), y_(data.y), sort_(sorts(selection)) {}
+    : X_(data.X), y_(data.y), rows_(augmented_rows(data.X, data.y)), sort_(sorts(selection)), lts_(X_, y_, rows_, sort_) {}
 
-CpuEngine::RowMajorMatrix CpuEngine::row_major(const Eigen::MatrixXd& X) {
-  RowMajorMatrix rows(X.rows(), X.cols());
+RowMajorMatrix CpuEngine::augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+  RowMajorMatrix rows(X.rows(), X.cols() + 1);
   parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
     const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
-    rows.middleRows(b, m) = X.middleRows(b, m);
+    rows.middleRows(b, m).leftCols(X.cols()) = X.middleRows(b, m);
+    rows.middleRows(b, m).col(X.cols()) = y.segment(b, m);
   });
   return rows;
 }
 
-std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const std::size_t> rows) const {
-  const Eigen::Index p = X_.cols(), m = static_cast<Eigen::Index>(rows.size());
-  RowMajorMatrix A(m, p);
-  Eigen::VectorXd b(m);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    A.row(i) = X_rows_.row(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]));
-    b(i) = y_(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)]));
-  }
-  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(p, p);
-  gram.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
-  if (auto beta = solve_normal_equations(gram, A.transpose() * b)) return beta;
-  std::vector<std::size_t> all;
-  return ls_on_rows(Eigen::MatrixXd(A), b, all);
+std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const double> squares, const HSubset& subset, std::size_t h) const {
+  const Eigen::Index p = X_.cols();
+  if (auto beta = solve_normal_equations(subset.gram.topLeftCorner(p, p), subset.gram.row(p).head(p).transpose())) return beta;
+  return ls_on_rows(X_, y_, lts_.subset_rows(squares, subset, h));
 }
 
-void CpuEngine::squared_residuals(const Eigen::VectorXd& beta, std::vector<double>& out) const {
-  out.resize(rows());
-  Eigen::Map<Eigen::VectorXd> r(out.data(), X_.rows());
-  r.noalias() = y_ - X_ * beta;
-  r.array() = r.array().square();
+template <class Body>
+void CpuEngine::for_candidates(const Eigen::MatrixXd& betas, Body&& body) {
+  const auto m = static_cast<std::size_t>(betas.cols()), n = rows();
+  const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  if (scratch_.size() < worker_count(m)) scratch_.resize(worker_count(m));
+  // Fewer candidates than threads: each in turn on all threads.
+  const auto one_at_a_time = [&](std::size_t first, std::size_t last) {
+    for (std::size_t j = first; j < last; ++j) {
+      lts_.squares(betas.col(static_cast<Eigen::Index>(j)), true, scratch_[0].squares);
+      body(j, std::span<const double>(scratch_[0].squares), true, scratch_[0]);
+    }
+  };
+  if (m < threads) {
+    one_at_a_time(0, m);
+    return;
+  }
+  // Small data: candidates in parallel, each on one thread.
+  if (n < kGroupRows) {
+    parallel_for(m, [&](unsigned w, std::size_t j) {
+      lts_.squares(betas.col(static_cast<Eigen::Index>(j)), false, scratch_[w].squares);
+      body(j, std::span<const double>(scratch_[w].squares), false, scratch_[w]);
+    });
+    return;
+  }
+  // Large data: the residuals of kGroup candidates in one pass over X (a slice of rows at a time
+  // serves them all), then the candidates in parallel.
+  for (std::size_t first = 0; first < m; first += kGroup) {
+    const std::size_t count = std::min(kGroup, m - first);
+    if (count < threads) {
+      one_at_a_time(first, m);
+      return;
+    }
+    group_squares_.resize(count * n);
+    const auto group = betas.middleCols(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(count));
+    parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) { lts_.squares(group, begin, end, group_squares_.data(), n); });
+    parallel_for(count, [&](unsigned w, std::size_t c) {
+      body(first + c, std::span<const double>(group_squares_.data() + c * n, n), false, scratch_[w]);
+    });
+  }
 }
 
 void CpuEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas,
@@ -102,23 +122,45 @@ void CpuEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& be
 }
 
 void CpuEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
-  std::vector<std::vector<double>> scratch(worker_count(static_cast<std::size_t>(betas.cols())));
-  parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned w, std::size_t j) {
-    squared_residuals(betas.col(static_cast<Eigen::Index>(j)), scratch[w]);
-    out[j] = sort_ ? trimmed_sum_by_sort(scratch[w], h) : selection::trimmed_sum_inplace<double>(scratch[w], h);
+  for_candidates(betas, [&](std::size_t j, std::span<const double> squares, bool all_threads, CStepScratch& scratch) {
+    out[j] = lts_.h_subset(squares, h, false, all_threads, scratch.selection).objective;
   });
 }
 
 void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
-  parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned, std::size_t j) {
-    const auto col = static_cast<Eigen::Index>(j);
-    const Eigen::VectorXd residuals = y_ - X_ * betas.col(col);
-    const Eigen::VectorXd squares = residuals.array().square();
-    const std::vector<std::size_t> rows =
-        sort_ ? smallest_h_rows_by_sort(squares, h) : selection::smallest_h<double>(values_of(squares), h).rows;
-    objective_before[j] = sum_at(squares, rows);
-    if (auto beta = refit(rows)) betas.col(col) = *beta;
+  const auto m = static_cast<std::size_t>(betas.cols());
+  // A candidate whose coefficients the last C-step produced continues from its subset there
+  // (the first of equal columns only), found by a hash of the coefficients' bytes. Kept on
+  // large data only (on small data a Gram matrix afresh costs about what the bookkeeping does)
+  // and while the subsets take at most kSubsetMemory bytes.
+  constexpr std::size_t kUpdateRows = 16384, kSubsetMemory = std::size_t{1} << 26;
+  const bool keep = rows() >= kUpdateRows && m * rows() <= kSubsetMemory;
+  const auto bytes_of = [](const auto& column) {
+    return std::string_view(reinterpret_cast<const char*>(column.data()), static_cast<std::size_t>(column.size()) * sizeof(double));
+  };
+  std::unordered_multimap<std::size_t, std::size_t> last_by_hash;
+  for (std::size_t k = 0; k < last_subsets_.size(); ++k) last_by_hash.emplace(std::hash<std::string_view>{}(bytes_of(last_subsets_[k].beta)), k);
+  std::vector<SubsetState> states(keep ? m : 0);
+  for (std::size_t j = 0; j < states.size(); ++j) {
+    const auto column = betas.col(static_cast<Eigen::Index>(j));
+    const auto [first, last] = last_by_hash.equal_range(std::hash<std::string_view>{}(bytes_of(column)));
+    for (auto it = first; it != last; ++it) {
+      LastSubset& previous = last_subsets_[it->second];
+      if (!previous.state.in.empty() && previous.beta == column) {
+        states[j] = std::move(previous.state);
+        previous.state = SubsetState{};
+        break;
+      }
+    }
+  }
+  last_subsets_.clear();
+  // Candidate j's residuals are computed before its column changes.
+  for_candidates(betas, [&](std::size_t j, std::span<const double> squares, bool all_threads, CStepScratch& scratch) {
+    const HSubset subset = lts_.h_subset(squares, h, true, all_threads, scratch.selection, keep ? &states[j] : nullptr);
+    objective_before[j] = subset.objective;
+    if (auto beta = refit(squares, subset, h)) betas.col(static_cast<Eigen::Index>(j)) = *beta;
   });
+  for (std::size_t j = 0; j < states.size(); ++j) last_subsets_.push_back({betas.col(static_cast<Eigen::Index>(j)), std::move(states[j])});
 }
 
 void CpuEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
@@ -163,8 +205,7 @@ void CpuEngine::subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) {
     Eigen::MatrixXd A(rows.rows(), q);
     for (Eigen::Index r = 0; r < rows.rows(); ++r) {
       const auto row = static_cast<Eigen::Index>(rows(r, col));
-      A.row(r).head(p) = X_rows_.row(row);
-      A(r, p) = y_(row);
+      A.row(r) = rows_.row(row);
     }
     Eigen::Map<Eigen::MatrixXd> G(grams.col(col).data(), q, q);
     G.setZero();
@@ -214,8 +255,7 @@ void CpuEngine::mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::Matr
     Eigen::MatrixXd A(m, q);
     for (Eigen::Index r = 0; r < m; ++r) {
       const auto row = static_cast<Eigen::Index>(subset[first[c] + static_cast<std::size_t>(r)]);
-      A.row(r).head(p) = X_rows_.row(row);
-      A(r, p) = y_(row);
+      A.row(r) = rows_.row(row);
     }
     partial[c] = Eigen::MatrixXd::Zero(q, q);
     partial[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());

@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <optional>
 
+#include "cpu_lts_c_step.hpp"
 #include "design_matrix.hpp"
 #include "engine.hpp"
 #include "robustfit/selection/algorithm.hpp"
@@ -40,11 +41,16 @@ class CpuEngine final : public Engine {
                   Eigen::MatrixXd& grams) override;
 
  private:
-  // Squared residuals of `beta` into `out` (resized to n).
-  void squared_residuals(const Eigen::VectorXd& beta, std::vector<double>& out) const;
-  // LS on the given rows for a C-step: normal equations (Cholesky), falling back to QR when
-  // the Gram matrix is not safely positive definite. nullopt when rank deficient.
-  std::optional<Eigen::VectorXd> refit(std::span<const std::size_t> rows) const;
+  // LS on an h-subset for a C-step: normal equations (Cholesky) from its Gram matrix, falling
+  // back to QR on its rows when that is not safely positive definite. nullopt when rank deficient.
+  std::optional<Eigen::VectorXd> refit(std::span<const double> squares, const HSubset& subset, std::size_t h) const;
+  // Calls body(candidate, its n squared residuals, all_threads, scratch) for every column of
+  // betas: candidates in parallel when there are at least as many as threads (on large data
+  // with their residuals kGroup at a time), else one after the other, each on all threads.
+  // The numbers are the same on every path.
+  template <class Body>
+  void for_candidates(const Eigen::MatrixXd& betas, Body&& body);
+  static constexpr std::size_t kGroupRows = 16384, kGroup = 8;
 
   // One MCD C-step of candidate j (mcd_c_step); `parallel_chunks` spreads its row chunks
   // over the threads (one candidate), else they run in turn (candidates run in parallel). The
@@ -52,15 +58,25 @@ class CpuEngine final : public Engine {
   void mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                       std::size_t j, bool parallel_chunks, Eigen::MatrixXd& grams) const;
 
-  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  static RowMajorMatrix row_major(const Eigen::MatrixXd& X);
+  // [X y] row-major: gathering a row of an h-subset is one contiguous copy.
+  static RowMajorMatrix augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
 
   Eigen::MatrixXd own_X_;  // empty when the engine refers to a ModelData
   Eigen::VectorXd own_y_;
   const Eigen::MatrixXd& X_;
-  RowMajorMatrix X_rows_;  // the same data row-major: gathering rows is a contiguous copy
   const Eigen::VectorXd& y_;
+  RowMajorMatrix rows_;  // [X y] row-major
   bool sort_ = false;  // sort & choose instead of std::nth_element
+  CpuLtsCStep lts_;
+  std::vector<CStepScratch> scratch_;  // one per worker
+  std::vector<double> group_squares_;  // kGroup candidates' squared residuals
+  // The h-subsets behind the coefficients that the last c_step produced: a C-step on those
+  // coefficients updates their Gram matrices instead of computing them afresh.
+  struct LastSubset {
+    Eigen::VectorXd beta;
+    SubsetState state;
+  };
+  std::vector<LastSubset> last_subsets_;
 };
 
 }  // namespace robustfit::regression::detail

@@ -26,8 +26,7 @@ T smallest_h(std::span<const T> values, std::size_t h, std::span<std::size_t> ro
   if (rows.size() != h)
     throw std::invalid_argument("smallest_h: the output holds " + std::to_string(rows.size()) + " rows, expected h = " +
                                 std::to_string(h));
-  scratch.assign(values.begin(), values.end());
-  const T t = kth_smallest_inplace<T>(scratch, h - 1);
+  const T t = kth_smallest_bracketed<T>(values, h - 1, scratch);
   // Rows below t, plus the first (h - #below) rows equal to t, collected in row order.
   std::size_t ties = h - static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [t](T v) { return v < t; }));
   std::size_t* out = rows.data();

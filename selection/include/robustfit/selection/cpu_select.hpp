@@ -25,6 +25,21 @@ T kth_smallest_inplace(std::span<T> values, std::size_t k);
 template <class T>
 T kth_smallest_parallel(std::span<const T> values, std::size_t k);
 
+// Same value as kth_smallest, serial, input kept, and allocation-free once `scratch` has grown
+// (one scratch vector per worker of a parallel loop over many vectors): a regular sample of
+// about 2 n^(2/3) values brackets rank k, one pass copies the values inside the bracket
+// (a few per cent of n) to `scratch`, a selection among them finishes. About one pass over the
+// values instead of std::nth_element's several; falls back to a full copy when the bracket
+// misses and for small inputs. Errors as kth_smallest (NaN: its message and position).
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch);
+
+// The same with a guess [guess_low, guess_high] of where the k-th smallest lies (an iteration's
+// last value, widened): when it brackets rank k with at most n / 8 values inside, no sample is
+// drawn; else the sampled bracket follows (one counting pass lost). Any guess gives the same value.
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch, T guess_low, T guess_high);
+
 // Many order statistics of one vector; result[i] is the ks[i]-th smallest.
 // Ranks may come in any order and repeat.
 template <class T>

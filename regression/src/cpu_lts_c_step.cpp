@@ -1,0 +1,304 @@
+#include "cpu_lts_c_step.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/common/target_clones.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::regression::detail {
+namespace {
+
+// Rows gathered per Gram update: a (kBlock x (p+1)) block stays in L1/L2.
+constexpr std::size_t kBlock = 256;
+// Updating pays while few rows change: after a step that changed more than h / kMostChanged
+// rows, the next Gram matrix is computed afresh.
+constexpr std::size_t kMostChanged = 4;
+
+// One row chunk's share of an h-subset.
+struct ChunkPart {
+  double sum_below = 0;
+  std::size_t below = 0;
+  std::vector<std::size_t> ties;  // rows equal to t, ascending
+  std::vector<std::size_t> entered, left;  // rows that enter and leave the last subset
+};
+
+// Squared residuals of `count` candidates (column c of B at B + c * b_stride) on rows
+// [begin, end) of X (n x p, column-major): candidate c's at out[c * stride + i]. Row blocks keep
+// their slice of X in L1 for every candidate; the arithmetic of a row, y - x_0 b_0 - x_1 b_1 -
+// ..., is the same for any block, candidate count, thread or instruction set.
+ROBUSTFIT_TARGET_CLONES void squares_kernel(const double* X, std::size_t n, std::size_t p, const double* y, const double* B,
+                                            std::size_t b_stride, std::size_t count, std::size_t begin, std::size_t end,
+                                            double* out, std::size_t stride) {
+  constexpr std::size_t kRows = 512;
+  for (std::size_t first = begin; first < end; first += kRows) {
+    const std::size_t last = std::min(end, first + kRows);
+    for (std::size_t c = 0; c < count; ++c) {
+      double* r = out + c * stride;
+      const double* b = B + c * b_stride;
+      for (std::size_t i = first; i < last; ++i) r[i] = y[i];
+      for (std::size_t j = 0; j < p; ++j) {
+        const double* x = X + j * n;
+        const double bj = b[j];
+        for (std::size_t i = first; i < last; ++i) r[i] -= x[i] * bj;
+      }
+      for (std::size_t i = first; i < last; ++i) r[i] *= r[i];
+    }
+  }
+}
+
+// Sum and count of the squares below t (four partial sums, so that it vectorises: the same
+// numbers on every path), count of those equal to t.
+struct Below {
+  double sum = 0;
+  std::size_t count = 0, at = 0;
+};
+ROBUSTFIT_TARGET_CLONES Below count_below(const double* squares, std::size_t begin, std::size_t end, double t) {
+  double sums[4] = {0, 0, 0, 0};
+  std::size_t below = 0, at = 0, i = begin;
+  for (; i + 4 <= end; i += 4) {
+    for (std::size_t u = 0; u < 4; ++u) {
+      const double v = squares[i + u];
+      sums[u] += v < t ? v : 0.0;
+      below += v < t;
+      at += v == t;
+    }
+  }
+  for (; i < end; ++i) {
+    sums[0] += squares[i] < t ? squares[i] : 0.0;
+    below += squares[i] < t;
+    at += squares[i] == t;
+  }
+  return {(sums[0] + sums[1]) + (sums[2] + sums[3]), below, at};
+}
+
+// Moves in[i] to (square < t) on [begin, end), noting the rows that enter and leave; eight rows
+// are compared at once, as near convergence few change.
+ROBUSTFIT_TARGET_CLONES void note_changes(const double* squares, std::size_t begin, std::size_t end, double t, std::uint8_t* in,
+                                          std::vector<std::size_t>& entered, std::vector<std::size_t>& left) {
+  std::size_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    std::uint8_t now[8];
+    for (std::size_t u = 0; u < 8; ++u) now[u] = squares[i + u] < t;
+    if (std::memcmp(now, in + i, 8) == 0) continue;
+    for (std::size_t u = 0; u < 8; ++u) {
+      if (now[u] == in[i + u]) continue;
+      (now[u] ? entered : left).push_back(i + u);
+      in[i + u] = now[u];
+    }
+  }
+  for (; i < end; ++i) {
+    const std::uint8_t now = squares[i] < t;
+    if (now == in[i]) continue;
+    (now ? entered : left).push_back(i);
+    in[i] = now;
+  }
+}
+
+// Adds the Gram matrix of the first `rows` rows of Z (column-major) to the lower triangle of G.
+void add_gram(const Eigen::MatrixXd& Z, Eigen::Index rows, Eigen::MatrixXd& G) {
+  const Eigen::Index q = Z.cols();
+  for (Eigen::Index a = 0; a < q; ++a)
+    for (Eigen::Index b = a; b < q; ++b) G(b, a) += Z.col(a).head(rows).dot(Z.col(b).head(rows));
+}
+
+// The lower triangle of the Gram matrix of the rows in [begin, end) whose square is below t,
+// kBlock gathered rows at a time.
+Eigen::MatrixXd gram_below(const RowMajorMatrix& augmented, const double* squares, double t, std::size_t begin, std::size_t end) {
+  const Eigen::Index q = augmented.cols();
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(q, q);
+  Eigen::MatrixXd Z(static_cast<Eigen::Index>(kBlock), q);
+  std::array<std::size_t, kBlock + 1> picked{};
+  for (std::size_t i = begin; i < end;) {
+    std::size_t k = 0;
+    for (; i < end && k < kBlock; ++i) {  // branch-free
+      picked[k] = i;
+      k += squares[i] < t;
+    }
+    double* z = Z.data();
+    for (std::size_t r = 0; r < k; ++r) {
+      const double* row = augmented.data() + picked[r] * static_cast<std::size_t>(q);
+      for (Eigen::Index a = 0; a < q; ++a) z[static_cast<std::size_t>(a) * kBlock + r] = row[a];
+    }
+    add_gram(Z, static_cast<Eigen::Index>(k), G);
+  }
+  return G;
+}
+
+// The lower triangle of the Gram matrix of the given rows, kBlock gathered rows at a time.
+Eigen::MatrixXd gram_of_rows(const RowMajorMatrix& augmented, std::span<const std::size_t> rows) {
+  const Eigen::Index q = augmented.cols();
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(q, q);
+  if (rows.empty()) return G;
+  Eigen::MatrixXd Z(static_cast<Eigen::Index>(kBlock), q);
+  for (std::size_t first = 0; first < rows.size(); first += kBlock) {
+    const std::size_t k = std::min(kBlock, rows.size() - first);
+    double* z = Z.data();
+    for (std::size_t r = 0; r < k; ++r) {
+      const double* row = augmented.data() + rows[first + r] * static_cast<std::size_t>(q);
+      for (Eigen::Index a = 0; a < q; ++a) z[static_cast<std::size_t>(a) * kBlock + r] = row[a];
+    }
+    add_gram(Z, static_cast<Eigen::Index>(k), G);
+  }
+  return G;
+}
+
+template <class Body>
+void over_chunks(std::size_t n, bool all_threads, Body&& body) {
+  if (all_threads) {
+    common::parallel_rows(n, body);
+  } else {
+    for (std::size_t c = 0, chunks = common::row_chunk_count(n); c < chunks; ++c)
+      body(c, common::row_chunk_begin(n, c), common::row_chunk_begin(n, c + 1));
+  }
+}
+
+// Adds to `state` the Gram matrices of the rows that entered its subset and subtracts those of
+// the rows that left (per row chunk); false when its Gram matrix should be computed afresh
+// instead (too many rows moved since it last was).
+bool update_gram(const RowMajorMatrix& augmented, std::size_t n, const std::vector<ChunkPart>& parts, bool all_threads,
+                 SubsetState& state) {
+  // The Gram matrices of the rows that entered and left, per chunk, added in chunk order.
+  std::vector<Eigen::MatrixXd> entered(parts.size()), left(parts.size());
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t, std::size_t) {
+    entered[c] = gram_of_rows(augmented, parts[c].entered);
+    left[c] = gram_of_rows(augmented, parts[c].left);
+  });
+  state.changed = 0;
+  for (std::size_t c = 0; c < parts.size(); ++c) {
+    state.gram += entered[c] - left[c];
+    state.churn += entered[c].diagonal() + left[c].diagonal();
+    state.changed += parts[c].entered.size() + parts[c].left.size();
+  }
+  // Each row added or removed may leave a rounding error of its own size: while the rows moved
+  // weigh less than the subset itself (column by column), the updated matrix is as accurate as
+  // one computed afresh; beyond that it is computed afresh.
+  return (state.churn.array() <= state.fresh_diagonal.array()).all();
+}
+
+}  // namespace
+
+double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch,
+                              const SubsetState* state) const {
+  if (by_sort_) {
+    selection::require_no_nan<double>(values);
+    scratch.assign(values.begin(), values.end());
+    std::sort(scratch.begin(), scratch.end());
+    return scratch[k];
+  }
+  if (all_threads) return selection::kth_smallest_parallel<double>(values, k);
+  if (state != nullptr && state->threshold > 0) {  // near the last one: no sample needed
+    const double width = state->threshold * std::clamp(2 * state->step, 1e-6, 0.5);
+    return selection::kth_smallest_bracketed<double>(values, k, scratch, state->threshold - width, state->threshold + width);
+  }
+  return selection::kth_smallest_bracketed<double>(values, k, scratch);
+}
+
+void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& betas, std::size_t begin, std::size_t end, double* out,
+                          std::size_t stride) const {
+  squares_kernel(X_.data(), static_cast<std::size_t>(X_.rows()), static_cast<std::size_t>(X_.cols()), y_.data(), betas.data(),
+                 static_cast<std::size_t>(betas.outerStride()), static_cast<std::size_t>(betas.cols()), begin, end, out, stride);
+}
+
+void CpuLtsCStep::squares(const Eigen::Ref<const Eigen::MatrixXd>& beta, bool all_threads, std::vector<double>& out) const {
+  const auto n = static_cast<std::size_t>(X_.rows());
+  out.resize(n);
+  over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) { squares(beta, begin, end, out.data(), n); });
+}
+
+HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, bool with_gram, bool all_threads,
+                              std::vector<double>& selection_scratch, SubsetState* state) const {
+  const auto n = static_cast<std::size_t>(X_.rows());
+  const Eigen::Index q = augmented_.cols();
+  const double* squares = values.data();
+  HSubset out;
+  const double t = out.threshold = threshold(values, h - 1, all_threads, selection_scratch, state);
+  if (state != nullptr) {
+    state->step = state->threshold > 0 ? std::abs(t - state->threshold) / state->threshold : 0;
+    state->threshold = t;
+  }
+  // With a subset to start from, the rows that enter and leave it are noted.
+  const bool update = with_gram && state != nullptr && !state->in.empty() && state->changed <= h / kMostChanged;
+  std::uint8_t* in = update ? state->in.data() : nullptr;
+  std::vector<ChunkPart> parts(common::row_chunk_count(n));
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    ChunkPart& part = parts[c];
+    const Below counted = count_below(squares, begin, end, t);
+    part.sum_below = counted.sum;
+    part.below = counted.count;
+    const std::size_t at = counted.at;
+    // Rows at t are noted as leaving or staying out here; the ties taken are put back below.
+    if (update) note_changes(squares, begin, end, t, in, part.entered, part.left);
+    if (at > 0)
+      for (std::size_t r = begin; r < end; ++r)
+        if (squares[r] == t) part.ties.push_back(r);
+  });
+  std::size_t below = 0;
+  double sum = 0;
+  for (const ChunkPart& part : parts) {
+    below += part.below;
+    sum += part.sum_below;
+  }
+  // t is the h-th smallest: fewer than h rows lie below it and at least h at or below it; the
+  // first h - below rows equal to t (in row order) complete the subset.
+  const std::size_t ties = h - below;
+  out.objective = sum + static_cast<double>(ties) * t;
+  if (!with_gram) return out;
+  std::vector<std::size_t> tie_rows;
+  for (ChunkPart& part : parts) {
+    for (std::size_t i = 0; i < part.ties.size() && tie_rows.size() < ties; ++i) {
+      const std::size_t row = part.ties[i];
+      tie_rows.push_back(row);
+      if (!update) continue;
+      // The pass left it out of the subset: it stays in (if it was in) or enters.
+      const auto it = std::lower_bound(part.left.begin(), part.left.end(), row);
+      if (it != part.left.end() && *it == row) part.left.erase(it);
+      else part.entered.push_back(row);
+      in[row] = 1;
+    }
+  }
+  if (update && update_gram(augmented_, n, parts, all_threads, *state)) {
+    out.gram = state->gram;
+    return out;
+  }
+  out.gram = Eigen::MatrixXd::Zero(q, q);
+  std::vector<Eigen::MatrixXd> grams(parts.size());
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) { grams[c] = gram_below(augmented_, squares, t, begin, end); });
+  for (const Eigen::MatrixXd& G : grams) out.gram += G;
+  for (std::size_t row : tie_rows) {
+    const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(row));
+    out.gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
+  }
+  if (state != nullptr) {
+    state->in.resize(n);
+    std::uint8_t* mask = state->in.data();
+    over_chunks(n, all_threads, [&](std::size_t, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) mask[i] = squares[i] < t;
+    });
+    for (std::size_t row : tie_rows) mask[row] = 1;
+    state->gram = out.gram;
+    state->fresh_diagonal = out.gram.diagonal();
+    state->churn = Eigen::VectorXd::Zero(q);
+    state->changed = 0;
+  }
+  return out;
+}
+
+std::vector<std::size_t> CpuLtsCStep::subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const {
+  const double t = subset.threshold;
+  const auto below = static_cast<std::size_t>(std::count_if(squares.begin(), squares.end(), [t](double v) { return v < t; }));
+  std::size_t ties = h - below;
+  std::vector<std::size_t> rows;
+  rows.reserve(h);
+  for (std::size_t i = 0; i < squares.size(); ++i) {
+    const double v = squares[i];
+    if (v < t || (v == t && ties > 0 && ties--)) rows.push_back(i);
+  }
+  return rows;
+}
+
+}  // namespace robustfit::regression::detail

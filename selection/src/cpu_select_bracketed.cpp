@@ -1,0 +1,117 @@
+// kth_smallest_bracketed: the sampled-bracket selection of kth_smallest_parallel, serial and
+// without allocation, for one selection per task in a parallel loop (the CPU engine's C-steps).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "robustfit/common/target_clones.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+
+namespace robustfit::selection {
+namespace {
+
+// Below this size a copy and std::nth_element cost about as much as sampling.
+constexpr std::size_t kMinBracketed = 4096;
+// Sample ranks either side of k's place: 6 standard deviations of a sample quantile.
+constexpr double kMarginSigmas = 6.0;
+
+// The counting and copying passes, for AVX2 and the baseline (target_clones.hpp).
+#define ROBUSTFIT_BRACKET_PASSES(T)                                                                        \
+  ROBUSTFIT_TARGET_CLONES void count_outside(const T* v, std::size_t n, T low, T high, std::size_t& below, \
+                                             std::size_t& above) {                                        \
+    std::size_t b = 0, a = 0;                                                                              \
+    for (std::size_t i = 0; i < n; ++i) {                                                                  \
+      b += v[i] < low;                                                                                     \
+      a += v[i] > high;                                                                                    \
+    }                                                                                                      \
+    below = b;                                                                                             \
+    above = a;                                                                                             \
+  }                                                                                                        \
+  ROBUSTFIT_TARGET_CLONES std::size_t copy_inside(const T* v, std::size_t n, T low, T high, T* out) {      \
+    std::size_t inside = 0;                                                                                \
+    for (std::size_t i = 0; i < n; ++i) {                                                                  \
+      out[inside] = v[i];                                                                                  \
+      inside += (v[i] >= low) & (v[i] <= high);                                                            \
+    }                                                                                                      \
+    return inside;                                                                                         \
+  }
+ROBUSTFIT_BRACKET_PASSES(float)
+ROBUSTFIT_BRACKET_PASSES(double)
+#undef ROBUSTFIT_BRACKET_PASSES
+
+template <class T>
+T select_copy(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
+  scratch.assign(values.begin(), values.end());
+  return kth_smallest_inplace<T>(std::span<T>(scratch.data(), values.size()), k);
+}
+
+// The k-th smallest when [low, high] brackets rank k with at most `most_inside` values inside
+// (one counting pass, one copying pass, a selection among those inside); nullopt otherwise,
+// and for a NaN (then nothing is below, above or inside it).
+template <class T>
+std::optional<T> select_in_bracket(std::span<const T> values, std::size_t k, T low, T high, std::size_t most_inside,
+                                   std::vector<T>& scratch) {
+  const std::size_t n = values.size();
+  std::size_t below = 0, above = 0;
+  count_outside(values.data(), n, low, high, below, above);
+  if (below + above > n || k < below || k >= n - above || n - below - above > most_inside) return std::nullopt;
+  if (scratch.size() < n) scratch.resize(n);
+  T* out = scratch.data();
+  const std::size_t inside = copy_inside(values.data(), n, low, high, out);
+  if (below + above + inside != n) return std::nullopt;
+  std::nth_element(out, out + (k - below), out + inside);
+  return out[k - below];
+}
+
+}  // namespace
+
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch, T guess_low, T guess_high) {
+  if (values.size() >= kMinBracketed && k < values.size() && guess_low <= guess_high)
+    if (const auto t = select_in_bracket(values, k, guess_low, guess_high, values.size() / 8, scratch)) return *t;
+  return kth_smallest_bracketed(values, k, scratch);
+}
+
+template <class T>
+T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
+  const std::size_t n = values.size();
+  if (n < kMinBracketed || k >= n) return select_copy(values, k, scratch);
+  // The sample size s ~ 2 n^(2/3) balances selecting in the sample (~s) against selecting
+  // among the values inside the bracket (~n / sqrt(s)).
+  const auto s = std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
+  if (scratch.size() < n) scratch.resize(n);
+  const std::size_t stride = n / s;  // s <= n / 4: stride >= 4
+  for (std::size_t i = 0; i < s; ++i) scratch[i] = values[i * stride];
+  const double q = static_cast<double>(k) / static_cast<double>(n);
+  const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
+  const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  T low = -inf, high = inf;
+  const auto sample = scratch.begin();
+  if (std::any_of(sample, sample + static_cast<std::ptrdiff_t>(s), [](T v) { return std::isnan(v); }))
+    return select_copy(values, k, scratch);  // kth_smallest_inplace names the NaN
+  std::size_t upper_from = 0;
+  if (centre >= margin) {
+    upper_from = centre - margin;
+    std::nth_element(sample, sample + static_cast<std::ptrdiff_t>(upper_from), sample + static_cast<std::ptrdiff_t>(s));
+    low = scratch[upper_from];
+  }
+  if (centre + margin < s) {
+    std::nth_element(sample + static_cast<std::ptrdiff_t>(upper_from), sample + static_cast<std::ptrdiff_t>(centre + margin),
+                     sample + static_cast<std::ptrdiff_t>(s));
+    high = scratch[centre + margin];
+  }
+  // One counting pass (vectorised) and one branch-free copying pass.
+  if (const auto t = select_in_bracket(values, k, low, high, n, scratch)) return *t;
+  return select_copy(values, k, scratch);  // missed, or a NaN (named there)
+}
+
+template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&);
+template double kth_smallest_bracketed<double>(std::span<const double>, std::size_t, std::vector<double>&);
+template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&, float, float);
+template double kth_smallest_bracketed<double>(std::span<const double>, std::size_t, std::vector<double>&, double, double);
+
+}  // namespace robustfit::selection
