@@ -17,6 +17,7 @@
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
+#include "../distributed/reference.hpp"
 
 namespace rd = robustfit::distributed;
 using robustfit::data::Distribution;
@@ -79,21 +80,8 @@ TeeShard tee(const std::vector<T>& values, const std::string& label) {
   return TeeShard(rd::make_cpu_local_shard<T>(values), rd::make_cuda_local_shard<T>(values), label);
 }
 
-template <class T>
-std::vector<double> nth_element_reference(std::vector<T> all, const std::vector<std::uint64_t>& ks) {
-  std::vector<double> out;
-  for (std::uint64_t k : ks) {
-    std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end());
-    out.push_back(static_cast<double>(all[k]));
-  }
-  return out;
-}
-
-std::vector<std::uint64_t> test_ranks(std::uint64_t n) {
-  std::vector<std::uint64_t> ks{0, 1, n / 2, n - 2, n - 1};
-  for (std::uint64_t i = 0; i <= 100; ++i) ks.push_back(std::min<std::uint64_t>(n - 1, (i * n) / 100));
-  return ks;
-}
+using robustfit::distributed::testing::nth_element_reference;
+using robustfit::distributed::testing::test_ranks;
 
 template <class T>
 void expect_same_calls(const std::vector<T>& all, const std::string& label) {
