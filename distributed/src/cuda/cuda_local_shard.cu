@@ -26,6 +26,7 @@
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "fast_bucket.hpp"
 #include "interval_lookup.hpp"
+#include "slot_ranges.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/order_key.hpp"
@@ -180,6 +181,18 @@ struct KeySlotOf {
   __device__ KeySlot operator()(Index i) const {
     const Key key = slot.bucket.keys(i);
     return {key, slot.slot_of_bucket[slot.bucket.of(i, key)]};
+  }
+};
+template <class T>
+struct KeySlotByKey {
+  KeySource<T> keys;
+  detail::IntervalLookup lookup;
+  const std::uint32_t* bins;
+  const std::uint64_t* edges;
+  const std::int32_t* slots;
+  __device__ KeySlot operator()(Index i) const {
+    const Key key = keys(i);
+    return {key, detail::slot_of_key(lookup, bins, edges, slots, key)};
   }
 };
 struct HasSlot {
@@ -397,6 +410,7 @@ class CudaLocalShard final : public LocalShard {
     else for (const KeyInterval& interval : intervals) bounds_host_.push_back(interval.lo);
     const std::uint64_t max_bins = std::clamp<std::uint64_t>(16 * intervals.size(), 64, 4096);
     const detail::IntervalLookup lookup = detail::make_interval_lookup(bounds_host_, max_bins, bins_host_);
+    intervals_host_.assign(intervals.begin(), intervals.end());
     staging_.clear();
     const std::size_t at_intervals = staging_.add(intervals);
     const std::size_t at_estimated = staging_.add(std::span<const detail::EstimatedInterval>(estimated_host_));
@@ -431,10 +445,6 @@ class CudaLocalShard final : public LocalShard {
   std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
     if (!counted_) throw std::logic_error("reduce: no count_buckets since the last reset or reduce");
     counted_ = false;
-    std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
-    for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
-    for (std::size_t s = 0; s < singles.size(); ++s) slot_of_bucket[singles[s]] = static_cast<std::int32_t>(keep.size() + s);
-    const SlotOfCandidate<T> slot{assignment_, slots_.upload(slot_of_bucket)};
     // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
     std::vector<std::uint64_t> segments(keep.size() + 1, 0);
     for (std::size_t k = 0; k < keep.size(); ++k) segments[k + 1] = segments[k] + local_counts_[keep[k]];
@@ -444,16 +454,36 @@ class CudaLocalShard final : public LocalShard {
     std::uint64_t expected = segments.back();
     for (std::uint64_t b : singles) expected += local_counts_[b];
     std::uint64_t selected = 0;
-    if (size_ > 0) {
+    const bool by_key = detail::make_slot_ranges(intervals_host_, keep, singles, slot_ranges_);
+    if (size_ > 0 && !(by_key && slot_ranges_.edges.empty())) {  // no ranges: no bucket of the slots has a key
       KeySlot* chosen = chosen_.reserve(expected);
       std::uint64_t* d_selected = selected_count_.reserve(1);
-      const auto all = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), KeySlotOf<T>{slot});
-      run_cub([&](void* temp, std::size_t& bytes) {
-        return cub::DeviceSelect::If(temp, bytes, all, chosen, d_selected, static_cast<std::int64_t>(size_), HasSlot{});
-      });
+      const auto select = [&](auto slot_of) {
+        const auto all = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), slot_of);
+        run_cub([&](void* temp, std::size_t& bytes) {
+          return cub::DeviceSelect::If(temp, bytes, all, chosen, d_selected, static_cast<std::int64_t>(size_), HasSlot{});
+        });
+      };
+      if (by_key) {  // the key's range among the slots' bucket ranges, one lookup a candidate
+        const detail::IntervalLookup lookup = detail::make_interval_lookup(
+            slot_ranges_.edges, std::clamp<std::uint64_t>(8 * slot_ranges_.edges.size(), 64, 4096), bins_host_);
+        staging_.clear();
+        const std::size_t at_edges = staging_.add(std::span<const std::uint64_t>(slot_ranges_.edges));
+        const std::size_t at_slots = staging_.add(std::span<const std::int32_t>(slot_ranges_.slots));
+        const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
+        std::byte* const tables = staging_.upload(slot_tables_);
+        select(KeySlotByKey<T>{current(), lookup, reinterpret_cast<const std::uint32_t*>(tables + at_bins),
+                               reinterpret_cast<const std::uint64_t*>(tables + at_edges),
+                               reinterpret_cast<const std::int32_t*>(tables + at_slots)});
+      } else {  // overlapping intervals: each candidate's bucket, as counted
+        std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
+        for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
+        for (std::size_t j = 0; j < singles.size(); ++j) slot_of_bucket[singles[j]] = static_cast<std::int32_t>(keep.size() + j);
+        select(KeySlotOf<T>{SlotOfCandidate<T>{assignment_, slots_.upload(slot_of_bucket)}});
+      }
       selected = selected_count_.download(1)[0];
-      if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
     }
+    if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
     Key* keys_by_slot = next_unsorted_.reserve(selected);
     std::uint32_t* slots = slot_values_.reserve(selected);
     std::uint32_t* sorted_slots = sorted_slots_.reserve(selected);
@@ -554,7 +584,10 @@ class CudaLocalShard final : public LocalShard {
   std::uint64_t buckets_ = 0;
   std::vector<std::uint64_t> local_counts_;
   DeviceBuffer<std::byte> tables_;  // the assignment's tables (intervals, estimates, bucket starts, lookup)
+  DeviceBuffer<std::byte> slot_tables_;  // the reduce's (its slots' key ranges and their lookup)
   Staging staging_;
+  std::vector<KeyInterval> intervals_host_;
+  detail::SlotRanges slot_ranges_;
   std::vector<detail::EstimatedInterval> estimated_host_;
   std::vector<std::uint64_t> starts_host_, bounds_host_;
   std::vector<std::uint32_t> bins_host_;
