@@ -37,15 +37,19 @@ inline IntervalLookup make_interval_lookup(std::span<const std::uint64_t> lows, 
   while ((range >> lookup.shift) >= max_bins) ++lookup.shift;  // ends below 64: range < 2^64 <= max_bins 2^63
   lookup.bins = (range >> lookup.shift) + 1;
   const std::uint64_t width_less_one = (std::uint64_t{1} << lookup.shift) - 1;
-  const auto index_of = [&](std::uint64_t key) {  // upper_bound - 1; key >= lows[0]
-    return static_cast<std::uint32_t>(std::upper_bound(lows.begin(), lows.end(), key) - lows.begin() - 1);
+  // upper_bound - 1 of the bins' first and last keys, both increasing: one sweep over the lows
+  // each (a call costs O(bins + count), not a search per bin).
+  std::size_t at_start = 0, at_end = 0;
+  const auto advance = [&](std::size_t& at, std::uint64_t key) {
+    while (at + 1 < lows.size() && lows[at + 1] <= key) ++at;
+    return static_cast<std::uint32_t>(at);
   };
   table.resize(2 * lookup.bins);
   for (std::uint64_t bin = 0; bin < lookup.bins; ++bin) {
     const std::uint64_t start = lookup.base + (bin << lookup.shift);
     const std::uint64_t end = start + std::min(width_less_one, ~std::uint64_t{0} - start);
-    table[2 * bin] = index_of(start);
-    table[2 * bin + 1] = index_of(end);
+    table[2 * bin] = advance(at_start, start);
+    table[2 * bin + 1] = advance(at_end, end);
   }
   return lookup;
 }
