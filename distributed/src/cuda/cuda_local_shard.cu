@@ -1,11 +1,13 @@
 // The CUDA backend of the rank-local selection work (local_shard.hpp): the rank's values on its
 // GPU as given (float or double; their order keys are computed where they are read, so a pass
-// over float values reads 4 bytes a value), the candidates after a reduce as keys; each call
-// one or two passes. Bucket counts are a histogram over the candidates' buckets (bucket_of's
-// arithmetic, fast_bucket.hpp) in one fused kernel; the reduce is a stable
-// selection of the kept and single buckets' candidates, grouped by a radix sort on their slot;
-// cutting-plane sums are exact 128-bit sums (as the CPU backend's). Only counts, samples, sums
-// and a few keys cross to the host.
+// over float values reads 4 bytes a value), the candidates after a reduce as keys; each of
+// DIBMS's calls is one pass over them. Bucket counts are a histogram over the buckets in one
+// fused kernel, with bucket_of's result but no division per value (a lookup table for the
+// interval, interval_lookup.hpp; a corrected estimate over exact bucket starts, fast_bucket.hpp);
+// the reduce is a stable selection of the kept and single buckets' candidates by their keys'
+// ranges (slot_ranges.hpp), grouped by a radix sort on their slot; cutting-plane sums are exact
+// 128-bit sums (as the CPU backend's). Only counts, samples, sums and a few keys cross to the
+// host.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
