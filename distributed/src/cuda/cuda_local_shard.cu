@@ -321,6 +321,11 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(BucketOfCandida
   }
 }
 
+// Bins of the interval lookups (32 KB tables, held in L1): values spread unevenly over the key
+// space (floats in [0, 1) fill the top binades), so it takes many bins to give most boundaries
+// a bin of their own, and a bin with no boundary answers without a search.
+constexpr std::uint64_t kLookupBins = 4096;
+
 unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
 }
@@ -410,8 +415,7 @@ class CudaLocalShard final : public LocalShard {
     bounds_host_.clear();
     if (segmented) bounds_host_.assign(segments_.begin(), segments_.end() - 1);
     else for (const KeyInterval& interval : intervals) bounds_host_.push_back(interval.lo);
-    const std::uint64_t max_bins = std::clamp<std::uint64_t>(16 * intervals.size(), 64, 4096);
-    const detail::IntervalLookup lookup = detail::make_interval_lookup(bounds_host_, max_bins, bins_host_);
+    const detail::IntervalLookup lookup = detail::make_interval_lookup(bounds_host_, kLookupBins, bins_host_);
     intervals_host_.assign(intervals.begin(), intervals.end());
     staging_.clear();
     const std::size_t at_intervals = staging_.add(intervals);
@@ -468,7 +472,7 @@ class CudaLocalShard final : public LocalShard {
       };
       if (by_key) {  // the key's range among the slots' bucket ranges, one lookup a candidate
         const detail::IntervalLookup lookup = detail::make_interval_lookup(
-            slot_ranges_.edges, std::clamp<std::uint64_t>(8 * slot_ranges_.edges.size(), 64, 4096), bins_host_);
+            slot_ranges_.edges, kLookupBins, bins_host_);
         staging_.clear();
         const std::size_t at_edges = staging_.add(std::span<const std::uint64_t>(slot_ranges_.edges));
         const std::size_t at_slots = staging_.add(std::span<const std::int32_t>(slot_ranges_.slots));
