@@ -5,7 +5,7 @@
 //   mpirun -np 2 bench_distributed_select_bench --total-log2 30 --runs 7 --out dist.csv --commit $(git rev-parse --short HEAD)
 //   [--per-rank N] (instead of --total-log2: N values on every rank) [--distribution uniform|normal]
 //   [--percentiles 101] [--methods dibms,dibms-median,cutting-plane-median,single-shard,single-total,gather-sort,allreduce]
-//   [--seed S]
+//   [--seed S] [--phases]
 //
 // Each rank generates its values on its GPU (value i of the whole set from a hash of (seed, i),
 // so the union over the ranks is one data set whatever the rank count, and no value crosses to
@@ -20,6 +20,11 @@
 //   gather-sort           every rank's values to rank 0 (device -> host -> MPI -> device), sorted there by CUB
 //   allreduce-mpi / allreduce-nccl   one all-reduce of DIBMS's per-iteration payload (8192 counts of
 //                         8 bytes) by MPI from host memory, and by NCCL from device memory (when built with NCCL)
+//   dibms/<call>          with --phases: rank 0's time in each kind of LocalShard call, summed over one DIBMS
+//                         call (the same 102 ranks; median_ms = the mean over --runs calls, iterations = calls
+//                         of that kind per DIBMS call), each call closed by cudaDeviceSynchronize; dibms/other is
+//                         the rest of the DIBMS call: the driver's host work and the MPI collectives (waiting for
+//                         the slower rank included). These runs are separate from the dibms row's.
 // `mismatches` compares each method's answers with DIBMS's (single-total and gather-sort are
 // independent references); `bytes` is what rank 0 handed to collectives (DIBMS) or received.
 #include <cub/device/device_radix_sort.cuh>
@@ -30,15 +35,18 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "robustfit/distributed/communicator.hpp"
@@ -66,6 +74,7 @@ struct Options {
   std::vector<std::string> methods{"dibms",        "dibms-median", "cutting-plane-median", "shard-build",  "single-shard",
                                    "single-total", "gather-sort",  "allreduce-mpi",        "allreduce-nccl"};
   std::uint64_t seed = 1;
+  bool phases = false;
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -97,9 +106,11 @@ Options parse(int argc, char** argv) {
     else if (arg == "--commit") o.commit = value();
     else if (arg == "--methods") o.methods = split(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
+    else if (arg == "--phases") o.phases = true;
     else
       throw std::invalid_argument("unknown option " + arg +
-                                  " (--total-log2, --per-rank, --runs, --percentiles, --distribution, --out, --commit, --methods, --seed)");
+                                  " (--total-log2, --per-rank, --runs, --percentiles, --distribution, --out, --commit, --methods, --seed, "
+                                  "--phases)");
   }
   if (o.distribution != "uniform" && o.distribution != "normal")
     throw std::invalid_argument("--distribution " + o.distribution + ": uniform or normal");
@@ -194,6 +205,83 @@ Row time_runs(const std::string& method, const Options& o, MPI_Comm comm, const 
   row.median_ms = ms[ms.size() / 2], row.min_ms = ms.front(), row.max_ms = ms.back();
   return row;
 }
+
+// A LocalShard that forwards every call and adds up its time per kind of call (the first
+// count_buckets and reduce after a reset, over all values, apart from the later ones over the
+// candidates), each call closed by a device synchronisation so that its kernels are in it.
+class PhaseTimedShard final : public rd::LocalShard {
+ public:
+  explicit PhaseTimedShard(rd::LocalShard& inner) : inner_(inner) {}
+  struct Phase {
+    double ms = 0;
+    std::uint64_t calls = 0;
+  };
+  const std::vector<std::pair<std::string, Phase>>& phases() const { return phases_; }
+  void clear() { phases_.clear(); }
+
+  void reset() override {
+    timed("reset", [&] { inner_.reset(); });
+    first_count_ = first_reduce_ = true;
+  }
+  std::uint64_t size() const override { return inner_.size(); }
+  std::array<std::uint64_t, 2> key_range() const override {
+    std::array<std::uint64_t, 2> out{};
+    timed("key_range", [&] { out = inner_.key_range(); });
+    return out;
+  }
+  std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override {
+    std::vector<std::uint64_t> out;
+    timed("sample", [&] { out = inner_.sample(count, seed); });
+    return out;
+  }
+  std::vector<std::uint64_t> count_buckets(std::span<const rd::KeyInterval> intervals, std::uint64_t buckets,
+                                           bool segmented) override {
+    std::vector<std::uint64_t> out;
+    timed(first_count_ ? "count_buckets-all" : "count_buckets-candidates",
+          [&] { out = inner_.count_buckets(intervals, buckets, segmented); });
+    first_count_ = false;
+    return out;
+  }
+  std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
+    std::vector<std::uint64_t> out;
+    timed(first_reduce_ ? "reduce-all" : "reduce-candidates", [&] { out = inner_.reduce(keep, singles); });
+    first_reduce_ = false;
+    return out;
+  }
+  std::vector<std::uint64_t> segment_key_ranges() const override {
+    std::vector<std::uint64_t> out;
+    timed("segment_key_ranges", [&] { out = inner_.segment_key_ranges(); });
+    return out;
+  }
+  rd::PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
+    rd::PivotSums out;
+    timed("pivot_sums", [&] { out = inner_.pivot_sums(lo, hi, pivot); });
+    return out;
+  }
+  std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override {
+    std::vector<std::uint64_t> out;
+    timed("keys_inside", [&] { out = inner_.keys_inside(lo, hi); });
+    return out;
+  }
+
+ private:
+  template <class Call>
+  void timed(const std::string& name, Call&& call) const {
+    check(cudaDeviceSynchronize(), "phase sync");
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    check(cudaDeviceSynchronize(), "phase sync");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto it = std::find_if(phases_.begin(), phases_.end(), [&](const auto& p) { return p.first == name; });
+    if (it == phases_.end()) it = phases_.insert(phases_.end(), {name, Phase{}});
+    it->second.ms += ms;
+    ++it->second.calls;
+  }
+
+  rd::LocalShard& inner_;
+  bool first_count_ = true, first_reduce_ = true;
+  mutable std::vector<std::pair<std::string, Phase>> phases_;
+};
 
 int count_mismatches(const std::vector<double>& got, const std::vector<double>& want) {
   if (got.size() != want.size()) return static_cast<int>(std::max(got.size(), want.size()));
@@ -326,6 +414,35 @@ int run(int argc, char** argv) {
     return got;
   };
   reference = add_dibms("dibms", ks);
+  if (o.phases) {  // the same call through PhaseTimedShard: rank 0's time per kind of shard call
+    PhaseTimedShard timed(*shard);
+    std::vector<double> got;
+    int calls = 0;
+    const auto run_timed = [&] { got = rd::dibms_select(comm, timed, ks, {}, &report); };
+    run_timed();  // warm-up, not counted
+    timed.clear();
+    double total_ms = 0;
+    for (int r = 0; r < o.runs; ++r, ++calls) {
+      MPI_Barrier(comm.handle());
+      const auto start = std::chrono::steady_clock::now();
+      run_timed();
+      total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    double shard_ms = 0;
+    const auto add_phase = [&](const std::string& name, double ms, double calls_per_dibms) {
+      Row row{"dibms/" + name};
+      row.n = total, row.ks = ks.size(), row.median_ms = row.min_ms = row.max_ms = ms;
+      row.iterations = static_cast<int>(std::lround(calls_per_dibms));
+      rows.push_back(row);
+    };
+    add_phase("total", total_ms / calls, 1);
+    for (const auto& [name, phase] : timed.phases()) {
+      add_phase(name, phase.ms / calls, static_cast<double>(phase.calls) / calls);
+      shard_ms += phase.ms;
+    }
+    add_phase("other", (total_ms - shard_ms) / calls, 0);
+    rows.back().mismatches = count_mismatches(got, reference);
+  }
   if (has(o.methods, "dibms-median")) {
     const std::vector<double> got = add_dibms("dibms-median", median);
     rows.back().mismatches = count_mismatches(got, {reference.back()});

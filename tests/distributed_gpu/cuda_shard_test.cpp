@@ -123,6 +123,8 @@ TEST(CudaLocalShard, EmptyAndSingleValueShards) {
     shard.size();
     shard.key_range();
     shard.sample(5, 1);
+    const rd::KeyInterval narrow[] = {{(1ull << 63) - 4, (1ull << 63) + 3, 16, 0}};  // more buckets than keys
+    shard.count_buckets(narrow, 16, false);
     const rd::KeyInterval intervals[] = {{0, 1ull << 63, 4, 0}, {(1ull << 63) + 1, ~0ull - 1, 4, 4}};
     shard.count_buckets(intervals, 8, false);
     const std::uint64_t keep[] = {3}, singles[] = {4};

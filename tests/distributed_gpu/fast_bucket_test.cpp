@@ -55,3 +55,39 @@ TEST(FastBucket, EqualsBucketOfOnEveryWidthAndBucketCount) {
 }
 
 }  // namespace
+
+namespace {
+
+// The division-free form the CUDA shard counts with: the bucket starts equal bucket_key_range's
+// lower ends, and the corrected estimate equals bucket_of, for every interval with at most as
+// many buckets as keys (the shard takes fast_bucket_of for the others).
+TEST(EstimatedBucket, StartsAndBucketsEqualBucketOf) {
+  robustfit::common::Random random(20261124);
+  std::vector<std::uint64_t> spans{1, 2, 7, 8191, kMax, kMax - 1, kMax / 2, kMax / 3, std::uint64_t{1} << 32,
+                                   (std::uint64_t{1} << 53) + 1};
+  for (int i = 0; i < 200; ++i) spans.push_back(random.next() >> random.below(64));
+  std::vector<std::uint64_t> bucket_counts{1, 2, 3, 15, 16, 512, 546, 8192, 8193, 65536};
+  for (int i = 0; i < 20; ++i) bucket_counts.push_back(2 + random.below(10000));
+  std::uint64_t checked = 0;
+  for (std::uint64_t span : spans) {
+    for (std::uint64_t buckets : bucket_counts) {
+      if (span != kMax && buckets > span + 1) continue;
+      const std::uint64_t lo = span == kMax ? 0 : random.below(kMax - span + 1);
+      const std::uint64_t first = random.below(1000);
+      const rd::KeyInterval interval{lo, lo + span, buckets, first};
+      std::vector<std::uint64_t> starts(first + buckets, 0);
+      rd::detail::write_bucket_starts(interval, starts);
+      for (std::uint64_t j = 0; j < buckets; ++j)
+        ASSERT_EQ(starts[first + j], rd::bucket_key_range(interval, j)[0]) << "lo " << lo << " span " << span << " j " << j;
+      const rd::detail::EstimatedInterval estimated = rd::detail::estimated_interval(interval);
+      for (std::uint64_t key : probes(interval, random)) {
+        ASSERT_EQ(rd::detail::estimated_bucket_of(estimated, starts.data(), key), rd::bucket_of(interval, key))
+            << "lo " << interval.lo << " hi " << interval.hi << " buckets " << buckets << " key " << key;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100000u);
+}
+
+}  // namespace

@@ -1,11 +1,13 @@
 // The CUDA backend of the rank-local selection work (local_shard.hpp): the rank's values on its
 // GPU as given (float or double; their order keys are computed where they are read, so a pass
-// over float values reads 4 bytes a value), the candidates after a reduce as keys; each call
-// one or two passes. Bucket counts are a histogram over the candidates' buckets (bucket_of's
-// arithmetic, fast_bucket.hpp) in one fused kernel; the reduce is a stable
-// selection of the kept and single buckets' candidates, grouped by a radix sort on their slot;
-// cutting-plane sums are exact 128-bit sums (as the CPU backend's). Only counts, samples, sums
-// and a few keys cross to the host.
+// over float values reads 4 bytes a value), the candidates after a reduce as keys; each of
+// DIBMS's calls is one pass over them. Bucket counts are a histogram over the buckets in one
+// fused kernel, with bucket_of's result but no division per value (a lookup table for the
+// interval, interval_lookup.hpp; a corrected estimate over exact bucket starts, fast_bucket.hpp);
+// the reduce is a stable selection of the kept and single buckets' candidates by their keys'
+// ranges (slot_ranges.hpp), grouped by a radix sort on their slot; cutting-plane sums are exact
+// 128-bit sums (as the CPU backend's). Only counts, samples, sums and a few keys cross to the
+// host.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -18,12 +20,15 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "fast_bucket.hpp"
+#include "interval_lookup.hpp"
+#include "slot_ranges.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/order_key.hpp"
@@ -78,6 +83,24 @@ class DeviceBuffer {
   std::size_t capacity_ = 0;
 };
 
+// Small host arrays packed at 16-byte aligned offsets, so that a call uploads its tables in one
+// copy instead of one each.
+class Staging {
+ public:
+  void clear() { host_.clear(); }
+  template <class U>
+  std::size_t add(std::span<const U> items) {
+    const std::size_t offset = (host_.size() + 15) / 16 * 16;
+    host_.resize(offset + items.size_bytes());
+    if (!items.empty()) std::memcpy(host_.data() + offset, items.data(), items.size_bytes());
+    return offset;
+  }
+  std::byte* upload(DeviceBuffer<std::byte>& device) const { return device.upload(host_); }
+
+ private:
+  std::vector<std::byte> host_;
+};
+
 __host__ __device__ inline Key key_of(double value) {
 #ifdef __CUDA_ARCH__
   const auto bits = static_cast<Key>(__double_as_longlong(value));
@@ -119,25 +142,26 @@ constexpr MinMax kEmptyRange{kNoKey, 0};  // neutral: {~0, ~max} = {~0, ~0} when
 
 // The bucket of candidate i, as CpuLocalShard::count_buckets finds it: its interval is its
 // segment's (segmented; bounds = segment starts) or the last interval whose lo is at most its
-// key (bounds = the intervals' lows; the first when none).
+// key (bounds = the intervals' lows; the first when none), both found through a lookup table
+// (interval_lookup.hpp). The bucket inside the interval: the division-free estimate over the
+// buckets' first keys (fast_bucket.hpp), or, when an interval has more buckets than keys (never
+// in DIBMS), fast_bucket_of.
 template <class T>
 struct BucketOfCandidate {
   KeySource<T> keys;
   const KeyInterval* intervals;
+  const detail::EstimatedInterval* estimated;
+  const std::uint64_t* starts;  // the first key of every bucket
   const std::uint64_t* bounds;
-  std::uint32_t count;
-  bool segmented;
-  __device__ std::uint32_t operator()(Index i) const {
-    const Key key = keys(i);
-    const std::uint64_t probe = segmented ? i : key;
-    std::uint32_t low = 0, high = count;  // upper_bound(bounds, probe)
-    while (low < high) {
-      const std::uint32_t middle = (low + high) / 2;
-      if (bounds[middle] <= probe) low = middle + 1;
-      else high = middle;
-    }
-    return static_cast<std::uint32_t>(detail::fast_bucket_of(intervals[low == 0 ? 0 : low - 1], key));
+  const std::uint32_t* bins;  // the lookup's table
+  detail::IntervalLookup lookup;
+  bool segmented, by_table;
+  __device__ std::uint32_t of(Index i, Key key) const {
+    const std::uint32_t s = detail::interval_of(lookup, bins, bounds, segmented ? i : key);
+    return static_cast<std::uint32_t>(by_table ? detail::estimated_bucket_of(estimated[s], starts, key)
+                                               : detail::fast_bucket_of(intervals[s], key));
   }
+  __device__ std::uint32_t operator()(Index i) const { return of(i, keys(i)); }
 };
 
 // The reduce's slot of candidate i: kept bucket k -> k, single bucket s -> keeps + s, else -1.
@@ -147,19 +171,40 @@ struct SlotOfCandidate {
   const std::int32_t* slot_of_bucket;
   __device__ std::int32_t operator()(Index i) const { return slot_of_bucket[bucket(i)]; }
 };
+// A candidate's key with its slot: the reduce selects these in one read of the candidates (the
+// key is read once, and not again for the selected ones).
+struct KeySlot {
+  Key key;
+  std::int32_t slot;
+};
 template <class T>
-struct HasSlot {
+struct KeySlotOf {
   SlotOfCandidate<T> slot;
-  __device__ bool operator()(Index i) const { return slot(i) >= 0; }
+  __device__ KeySlot operator()(Index i) const {
+    const Key key = slot.bucket.keys(i);
+    return {key, slot.slot_of_bucket[slot.bucket.of(i, key)]};
+  }
+};
+template <class T>
+struct KeySlotByKey {
+  KeySource<T> keys;
+  detail::IntervalLookup lookup;
+  const std::uint32_t* bins;
+  const std::uint64_t* edges;
+  const std::int32_t* slots;
+  __device__ KeySlot operator()(Index i) const {
+    const Key key = keys(i);
+    return {key, detail::slot_of_key(lookup, bins, edges, slots, key)};
+  }
+};
+struct HasSlot {
+  __device__ bool operator()(const KeySlot& candidate) const { return candidate.slot >= 0; }
 };
 
-template <class T>
-__global__ void gather_with_slots(const Index* selected, std::uint64_t count, SlotOfCandidate<T> slot, Key* keys_out,
-                                  std::uint32_t* slots_out) {
+__global__ void split_key_slots(const KeySlot* selected, std::uint64_t count, Key* keys_out, std::uint32_t* slots_out) {
   for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x) {
-    const Index i = selected[j];
-    keys_out[j] = slot.bucket.keys(i);
-    slots_out[j] = static_cast<std::uint32_t>(slot(i));
+    keys_out[j] = selected[j].key;
+    slots_out[j] = static_cast<std::uint32_t>(selected[j].slot);
   }
 }
 
@@ -169,14 +214,26 @@ __global__ void gather_keys(KeySource<T> keys, const Index* at, std::uint64_t co
     out[j] = keys(at[j]);
 }
 
+// One read of values given on the device: the position of the first NaN and the key range.
+struct NanAndRange {
+  std::uint64_t nan_at;
+  MinMax range;
+};
 template <class T>
-struct NanPosition {
+struct NanAndRangeOf {
   const T* values;
   std::uint64_t none;
-  __device__ std::uint64_t operator()(Index i) const { return values[i] != values[i] ? i : none; }
+  __device__ NanAndRange operator()(Index i) const {
+    const T value = values[i];
+    if (value != value) return {i, kEmptyRange};
+    const Key key = to_key(value);
+    return {none, {key, key}};
+  }
 };
-struct Smaller {
-  __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a < b ? a : b; }
+struct MergeNanAndRange {
+  __device__ NanAndRange operator()(const NanAndRange& a, const NanAndRange& b) const {
+    return {a.nan_at < b.nan_at ? a.nan_at : b.nan_at, MergeMinMax{}(a.range, b.range)};
+  }
 };
 
 // Cutting-plane sums over lo < key < hi, exact: counts and 128-bit sums of key differences.
@@ -224,24 +281,38 @@ struct InsideCount {
 // Bucket counts in one pass: each block counts in shared memory, then adds its counts to the
 // global ones. (CUB's DeviceHistogram keeps bins in shared memory only up to 256 of them; DIBMS
 // counts 8192.) More buckets than fit go straight to global atomics. A block counts at most
-// count / gridDim values, far below 2^32.
+// count / gridDim values, far below 2^32. Each thread loads kCountItems candidates before it
+// buckets them, so enough loads are in flight to keep the memory busy.
 constexpr std::uint32_t kSharedBins = 8192;
 static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are copied to std::uint64_t");
-constexpr unsigned kCountThreads = 1024;
+constexpr unsigned kCountThreads = 512;
+constexpr int kCountItems = 8;
 
 template <class T>
-__global__ void __launch_bounds__(kCountThreads) count_kernel(BucketOfCandidate<T> bucket, std::uint64_t count,
-                                                              std::uint32_t buckets, unsigned long long* counts) {
+__global__ void __launch_bounds__(kCountThreads, 2) count_kernel(BucketOfCandidate<T> bucket, std::uint64_t count,
+                                                                 std::uint32_t buckets, unsigned long long* counts) {
   __shared__ unsigned int block_counts[kSharedBins];
   const bool in_shared = buckets <= kSharedBins;
   if (in_shared) {
     for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
     __syncthreads();
   }
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count; i += std::uint64_t{gridDim.x} * blockDim.x) {
-    const std::uint32_t b = bucket(i);
-    if (in_shared) atomicAdd(&block_counts[b], 1u);
-    else atomicAdd(&counts[b], 1ull);
+  const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
+  for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
+    Key keys[kCountItems];
+#pragma unroll
+    for (int k = 0; k < kCountItems; ++k) {
+      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
+      keys[k] = i < count ? bucket.keys(i) : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < kCountItems; ++k) {
+      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
+      if (i >= count) break;
+      const std::uint32_t b = bucket.of(i, keys[k]);
+      if (in_shared) atomicAdd(&block_counts[b], 1u);
+      else atomicAdd(&counts[b], 1ull);
+    }
   }
   if (in_shared) {
     __syncthreads();
@@ -249,6 +320,11 @@ __global__ void __launch_bounds__(kCountThreads) count_kernel(BucketOfCandidate<
       if (block_counts[b] != 0) atomicAdd(&counts[b], static_cast<unsigned long long>(block_counts[b]));
   }
 }
+
+// Bins of the interval lookups (32 KB tables, held in L1): values spread unevenly over the key
+// space (floats in [0, 1) fill the top binades), so it takes many bins to give most boundaries
+// a bin of their own, and a bin with no boundary answers without a search.
+constexpr std::uint64_t kLookupBins = 4096;
 
 unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
@@ -262,8 +338,23 @@ class CudaLocalShard final : public LocalShard {
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
+    int per_multiprocessor = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<T>, kCountThreads, 0));
+    count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
   }
   T* values() { return all_.get(); }
+  // The key range of every value, kept: the values never change, so key_range after a reset
+  // reads nothing (the factories compute it while they check for NaN).
+  void set_all_range(MinMax range) { all_range_ = range; }
+  void compute_all_range() {
+    if (n_ == 0) return;
+    const auto in = thrust::make_transform_iterator(all_.get(), MinMaxOf{});
+    MinMax* out = range_.reserve(1);
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(n_), MergeMinMax{}, kEmptyRange);
+    });
+    all_range_ = range_.download(1)[0];
+  }
 
   void reset() override {
     reduced_ = false;
@@ -276,15 +367,12 @@ class CudaLocalShard final : public LocalShard {
 
   std::array<std::uint64_t, 2> key_range() const override {
     if (size_ == 0) return {kNoKey, kNoKey};
+    if (!reduced_) return {all_range_.min, ~all_range_.max};
     MinMax* out = range_.reserve(1);
-    const auto reduce_over = [&](auto* source) {
-      const auto in = thrust::make_transform_iterator(source, MinMaxOf{});
-      run_cub([&](void* temp, std::size_t& bytes) {
-        return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(size_), MergeMinMax{}, kEmptyRange);
-      });
-    };
-    if (reduced_) reduce_over(candidates_.get());
-    else reduce_over(all_.get());
+    const auto in = thrust::make_transform_iterator(candidates_.get(), MinMaxOf{});
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(size_), MergeMinMax{}, kEmptyRange);
+    });
     const MinMax range = range_.download(1)[0];
     return {range.min, ~range.max};
   }
@@ -310,23 +398,49 @@ class CudaLocalShard final : public LocalShard {
     if (buckets > UINT32_MAX) throw std::logic_error("count_buckets: more buckets than 32-bit bucket numbers");
     if (segmented && segments_.size() != intervals.size() + 1)
       throw std::logic_error("count_buckets: segments and intervals differ");
-    intervals_.upload(intervals);
-    if (segmented) {
-      bounds_.upload(segments_);
-    } else {
-      std::vector<std::uint64_t> lows;
-      for (const KeyInterval& interval : intervals) lows.push_back(interval.lo);
-      bounds_.upload(lows);
+    // The estimate's intervals and every bucket's first key (the table is as long as the counts).
+    bool by_table = true;
+    estimated_host_.clear();
+    starts_host_.assign(buckets, 0);
+    for (const KeyInterval& interval : intervals) {
+      if (interval.buckets == 0 || interval.first_bucket > buckets || interval.buckets > buckets - interval.first_bucket)
+        throw std::logic_error("count_buckets: an interval's buckets beyond the bucket count");
+      const std::uint64_t span = interval.hi - interval.lo;
+      if (span != kNoKey && interval.buckets > span + 1) by_table = false;
+      estimated_host_.push_back(detail::estimated_interval(interval));
     }
-    assignment_ = {current(), intervals_.get(), bounds_.get(), static_cast<std::uint32_t>(intervals.size()), segmented};
+    if (by_table)
+      for (const KeyInterval& interval : intervals) detail::write_bucket_starts(interval, starts_host_);
+    // Each candidate's interval: by position among the segments' starts, or by key among the lows.
+    bounds_host_.clear();
+    if (segmented) bounds_host_.assign(segments_.begin(), segments_.end() - 1);
+    else for (const KeyInterval& interval : intervals) bounds_host_.push_back(interval.lo);
+    const detail::IntervalLookup lookup = detail::make_interval_lookup(bounds_host_, kLookupBins, bins_host_);
+    intervals_host_.assign(intervals.begin(), intervals.end());
+    staging_.clear();
+    const std::size_t at_intervals = staging_.add(intervals);
+    const std::size_t at_estimated = staging_.add(std::span<const detail::EstimatedInterval>(estimated_host_));
+    const std::size_t at_starts = staging_.add(std::span<const std::uint64_t>(starts_host_));
+    const std::size_t at_bounds = staging_.add(std::span<const std::uint64_t>(bounds_host_));
+    const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
+    std::byte* const tables = staging_.upload(tables_);  // cudaMalloc'd: aligned for every table
+    assignment_ = {current(),
+                   reinterpret_cast<const KeyInterval*>(tables + at_intervals),
+                   reinterpret_cast<const detail::EstimatedInterval*>(tables + at_estimated),
+                   reinterpret_cast<const std::uint64_t*>(tables + at_starts),
+                   reinterpret_cast<const std::uint64_t*>(tables + at_bounds),
+                   reinterpret_cast<const std::uint32_t*>(tables + at_bins),
+                   lookup,
+                   segmented,
+                   by_table};
     buckets_ = buckets;
     counted_ = true;
     local_counts_.assign(buckets, 0);
     if (size_ > 0) {
       unsigned long long* d_counts = counts_.reserve(buckets);
       CUDA_CHECK(cudaMemset(d_counts, 0, buckets * sizeof(unsigned long long)));
-      const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + kCountThreads - 1) / kCountThreads, 1,
-                                                                          2 * static_cast<std::uint64_t>(multiprocessors_)));
+      const std::uint64_t tile = std::uint64_t{kCountThreads} * kCountItems;
+      const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + tile - 1) / tile, 1, count_blocks_));
       count_kernel<<<blocks, kCountThreads>>>(assignment_, size_, static_cast<std::uint32_t>(buckets), d_counts);
       CUDA_CHECK_LAUNCH();
       CUDA_CHECK(cudaMemcpy(local_counts_.data(), d_counts, buckets * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
@@ -337,10 +451,6 @@ class CudaLocalShard final : public LocalShard {
   std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
     if (!counted_) throw std::logic_error("reduce: no count_buckets since the last reset or reduce");
     counted_ = false;
-    std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
-    for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
-    for (std::size_t s = 0; s < singles.size(); ++s) slot_of_bucket[singles[s]] = static_cast<std::int32_t>(keep.size() + s);
-    const SlotOfCandidate<T> slot{assignment_, slots_.upload(slot_of_bucket)};
     // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
     std::vector<std::uint64_t> segments(keep.size() + 1, 0);
     for (std::size_t k = 0; k < keep.size(); ++k) segments[k + 1] = segments[k] + local_counts_[keep[k]];
@@ -350,22 +460,42 @@ class CudaLocalShard final : public LocalShard {
     std::uint64_t expected = segments.back();
     for (std::uint64_t b : singles) expected += local_counts_[b];
     std::uint64_t selected = 0;
-    if (size_ > 0) {
-      Index* indices = indices_.reserve(expected);
+    const bool by_key = detail::make_slot_ranges(intervals_host_, keep, singles, slot_ranges_);
+    if (size_ > 0 && !(by_key && slot_ranges_.edges.empty())) {  // no ranges: no bucket of the slots has a key
+      KeySlot* chosen = chosen_.reserve(expected);
       std::uint64_t* d_selected = selected_count_.reserve(1);
-      const thrust::counting_iterator<Index> all(0);
-      run_cub([&](void* temp, std::size_t& bytes) {
-        return cub::DeviceSelect::If(temp, bytes, all, indices, d_selected, static_cast<std::int64_t>(size_), HasSlot<T>{slot});
-      });
+      const auto select = [&](auto slot_of) {
+        const auto all = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), slot_of);
+        run_cub([&](void* temp, std::size_t& bytes) {
+          return cub::DeviceSelect::If(temp, bytes, all, chosen, d_selected, static_cast<std::int64_t>(size_), HasSlot{});
+        });
+      };
+      if (by_key) {  // the key's range among the slots' bucket ranges, one lookup a candidate
+        const detail::IntervalLookup lookup = detail::make_interval_lookup(
+            slot_ranges_.edges, kLookupBins, bins_host_);
+        staging_.clear();
+        const std::size_t at_edges = staging_.add(std::span<const std::uint64_t>(slot_ranges_.edges));
+        const std::size_t at_slots = staging_.add(std::span<const std::int32_t>(slot_ranges_.slots));
+        const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
+        std::byte* const tables = staging_.upload(slot_tables_);
+        select(KeySlotByKey<T>{current(), lookup, reinterpret_cast<const std::uint32_t*>(tables + at_bins),
+                               reinterpret_cast<const std::uint64_t*>(tables + at_edges),
+                               reinterpret_cast<const std::int32_t*>(tables + at_slots)});
+      } else {  // overlapping intervals: each candidate's bucket, as counted
+        std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
+        for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
+        for (std::size_t j = 0; j < singles.size(); ++j) slot_of_bucket[singles[j]] = static_cast<std::int32_t>(keep.size() + j);
+        select(KeySlotOf<T>{SlotOfCandidate<T>{assignment_, slots_.upload(slot_of_bucket)}});
+      }
       selected = selected_count_.download(1)[0];
-      if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
     }
+    if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
     Key* keys_by_slot = next_unsorted_.reserve(selected);
     std::uint32_t* slots = slot_values_.reserve(selected);
     std::uint32_t* sorted_slots = sorted_slots_.reserve(selected);
     Key* next = next_.reserve(selected);
     if (selected > 0) {
-      gather_with_slots<<<grid_for(selected), 256>>>(indices_.get(), selected, slot, keys_by_slot, slots);
+      split_key_slots<<<grid_for(selected), 256>>>(chosen_.get(), selected, keys_by_slot, slots);
       CUDA_CHECK_LAUNCH();
       // Group by slot, keeping each group's order: a stable radix sort on the slot's bits.
       const std::uint64_t slot_count = keep.size() + singles.size();
@@ -450,6 +580,7 @@ class CudaLocalShard final : public LocalShard {
 
   std::uint64_t n_ = 0, size_ = 0;
   DeviceBuffer<T> all_;           // every value
+  MinMax all_range_ = kEmptyRange;
   bool reduced_ = false;
   DeviceBuffer<Key> candidates_;  // after a reduce: the kept keys, segment by segment
   std::vector<std::uint64_t> segments_;  // segment s is candidates_[segments_[s], segments_[s+1])
@@ -458,15 +589,22 @@ class CudaLocalShard final : public LocalShard {
   BucketOfCandidate<T> assignment_{};
   std::uint64_t buckets_ = 0;
   std::vector<std::uint64_t> local_counts_;
-  DeviceBuffer<KeyInterval> intervals_;
-  DeviceBuffer<std::uint64_t> bounds_;
+  DeviceBuffer<std::byte> tables_;  // the assignment's tables (intervals, estimates, bucket starts, lookup)
+  DeviceBuffer<std::byte> slot_tables_;  // the reduce's (its slots' key ranges and their lookup)
+  Staging staging_;
+  std::vector<KeyInterval> intervals_host_;
+  detail::SlotRanges slot_ranges_;
+  std::vector<detail::EstimatedInterval> estimated_host_;
+  std::vector<std::uint64_t> starts_host_, bounds_host_;
+  std::vector<std::uint32_t> bins_host_;
   // Scratch.
   DeviceBuffer<std::int32_t> slots_;
-  DeviceBuffer<Index> indices_;
+  DeviceBuffer<KeySlot> chosen_;
   DeviceBuffer<Key> next_unsorted_, next_;
   DeviceBuffer<std::uint32_t> slot_values_, sorted_slots_;
   DeviceBuffer<unsigned long long> counts_;
   int multiprocessors_ = 1;
+  std::uint64_t count_blocks_ = 1;  // count_kernel's blocks that run at once
   mutable DeviceBuffer<std::byte> cub_temp_;
   mutable DeviceBuffer<MinMax> range_;
   mutable DeviceBuffer<std::uint64_t> selected_count_, segment_offsets_;
@@ -482,25 +620,30 @@ std::unique_ptr<LocalShard> make_cuda_local_shard(std::span<const T> values) {
   selection::require_no_nan(values);
   auto shard = std::make_unique<CudaLocalShard<T>>(values.size());
   if (!values.empty()) CUDA_CHECK(cudaMemcpy(shard->values(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
+  shard->compute_all_range();
   return shard;
 }
 
 template <class T>
 std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values, std::size_t count) {
-  if (count > 0) {  // the position of the first NaN, as require_no_nan names it
-    DeviceBuffer<std::uint64_t> first;
+  NanAndRange scan{count, kEmptyRange};
+  if (count > 0) {  // the position of the first NaN, as require_no_nan names it, and the key range
+    DeviceBuffer<NanAndRange> result;
     DeviceBuffer<std::byte> temp;
-    const auto positions = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), NanPosition<T>{d_values, count});
+    const auto in = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), NanAndRangeOf<T>{d_values, count});
+    const NanAndRange none{count, kEmptyRange};
     std::size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, positions, first.reserve(1), static_cast<std::int64_t>(count), Smaller{},
-                                         std::uint64_t{count}));
-    CUDA_CHECK(cub::DeviceReduce::Reduce(temp.reserve(bytes), bytes, positions, first.get(), static_cast<std::int64_t>(count),
-                                         Smaller{}, std::uint64_t{count}));
-    if (const std::uint64_t at = first.download(1)[0]; at < count)
-      throw std::invalid_argument("input holds NaN (at 0-based position " + std::to_string(at) + ")");
+    CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, result.reserve(1), static_cast<std::int64_t>(count),
+                                         MergeNanAndRange{}, none));
+    CUDA_CHECK(cub::DeviceReduce::Reduce(temp.reserve(bytes), bytes, in, result.get(), static_cast<std::int64_t>(count),
+                                         MergeNanAndRange{}, none));
+    scan = result.download(1)[0];
+    if (scan.nan_at < count)
+      throw std::invalid_argument("input holds NaN (at 0-based position " + std::to_string(scan.nan_at) + ")");
   }
   auto shard = std::make_unique<CudaLocalShard<T>>(count);
   if (count > 0) CUDA_CHECK(cudaMemcpy(shard->values(), d_values, count * sizeof(T), cudaMemcpyDeviceToDevice));
+  shard->set_all_range(scan.range);
   return shard;
 }
 
