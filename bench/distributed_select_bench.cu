@@ -49,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "list_options.hpp"
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
@@ -77,16 +78,8 @@ struct Options {
   bool phases = false;
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
-  return parts;
-}
-
-bool has(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using robustfit::bench::has;
+using robustfit::bench::split;
 
 Options parse(int argc, char** argv) {
   Options o;

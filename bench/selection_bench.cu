@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "list_options.hpp"
 #include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest
 #include "../selection/src/cuda/sampled_multi_select.cuh"  // tuning knobs: sampled multiselection
 #include "robustfit/data/distributions.hpp"
@@ -52,16 +53,8 @@ struct Options {
   std::string command;
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
-  return parts;
-}
-
-bool has(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using robustfit::bench::has;
+using robustfit::bench::split;
 
 struct Row {
   std::string section, algorithm, type, distribution, shape;
