@@ -16,6 +16,7 @@
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
 #include "robustfit/selection/cpu_sort.hpp"
+#include "stopwatch.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
@@ -196,6 +197,20 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
 }
 
 void finish_ls(const ModelData& data, FitResult& result) { finish_ls(data, RowReductions{}, result); }
+
+FitResult fit_ls_on(Eigen::Ref<const Eigen::MatrixXd> X, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
+                    const RowReductions& all, const char* backend) {
+  Stopwatch total;
+  const ModelData data = make_model_data(X, y, intercept, {}, all);
+  FitResult result;
+  finish_ls(data, all, result);
+  to_original_scale(data, result.coefficients);
+  to_original_scale(data, result.raw_coefficients);
+  result.backend = backend;
+  result.selection = "none";
+  result.timings.total_s = result.timings.finish_s = total.lap();
+  return result;
+}
 
 void finish_ls(const ModelData& data, const RowReductions& all, FitResult& result) {
   set_common(data, all, 0, result);

@@ -30,4 +30,9 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
 void finish_ls(const ModelData& data, FitResult& result);
 void finish_ls(const ModelData& data, const RowReductions& all, FitResult& result);
 
+// fit_ls (one process: all = RowReductions{}) and fit_ls_distributed (MPI) in one: the design
+// checks, LS and its inference over all parts, in the caller's scale; `backend` names the engine.
+FitResult fit_ls_on(Eigen::Ref<const Eigen::MatrixXd> X, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
+                    const RowReductions& all, const char* backend);
+
 }  // namespace robustfit::regression::detail

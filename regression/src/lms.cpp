@@ -139,16 +139,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
 }
 
 FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {
-  detail::Stopwatch total;
-  FitResult result;
-  const detail::ModelData data = detail::make_model_data(X, y, intercept);
-  detail::finish_ls(data, result);
-  detail::to_original_scale(data, result.coefficients);
-  detail::to_original_scale(data, result.raw_coefficients);
-  result.backend = "cpu";
-  result.selection = "none";
-  result.timings.total_s = result.timings.finish_s = total.lap();
-  return result;
+  return detail::fit_ls_on(X, y, intercept, detail::RowReductions{}, "cpu");
 }
 
 void check_design(MatrixRef X, VectorRef y, bool intercept,

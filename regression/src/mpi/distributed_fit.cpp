@@ -48,17 +48,7 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
 }
 
 FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept) {
-  detail::Stopwatch total;
-  const detail::DistributedReductions all(comm);
-  const detail::ModelData data = detail::make_model_data(X_local, y_local, intercept, {}, all);
-  FitResult result;
-  detail::finish_ls(data, all, result);
-  detail::to_original_scale(data, result.coefficients);
-  detail::to_original_scale(data, result.raw_coefficients);
-  result.backend = "mpi+cpu";
-  result.selection = "none";
-  result.timings.total_s = result.timings.finish_s = total.lap();
-  return result;
+  return detail::fit_ls_on(X_local, y_local, intercept, detail::DistributedReductions(comm), "mpi+cpu");
 }
 
 }  // namespace robustfit::regression
