@@ -1,8 +1,9 @@
 // The CUDA shard's float-domain classification (float_keys.hpp), on the host: a float threshold is
 // the least float key whose 64-bit order key reaches the edge (checked at the threshold and the
 // key below it, for edges anywhere in the key space, at floats, between floats, at +-0 and +-inf),
-// and the 32-bit lookup over thresholds finds the same index as std::upper_bound - 1 over the
-// 64-bit edges with the value's 64-bit order key.
+// the 32-bit lookup over thresholds finds the same index as std::upper_bound - 1 over the
+// 64-bit edges with the value's 64-bit order key, and the float count's bucket (the last bucket
+// first key at or below the value, by thresholds) is bucket_of's in disjoint increasing intervals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "cuda/fast_bucket.hpp"
 #include "cuda/float_keys.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/distributed/order_key.hpp"
@@ -103,6 +105,44 @@ TEST(FloatKeys, LookupEqualsUpperBoundOverTheEdges) {
       const auto after = std::upper_bound(edges.begin(), edges.end(), key) - edges.begin();
       const auto expected = static_cast<std::uint32_t>(std::max<std::ptrdiff_t>(after - 1, 0));
       ASSERT_EQ(rd::detail::interval_of_float_key(lookup, table.data(), thresholds.data(), rd::detail::float_key(value)), expected)
+          << "trial " << trial << " value " << value;
+    }
+  }
+}
+
+TEST(FloatKeys, BucketByThresholdsIsBucketOf) {
+  robustfit::common::Random random(20261126);
+  for (int trial = 0; trial < 200; ++trial) {
+    // Disjoint increasing intervals over the order keys of sorted floats, buckets numbered in order.
+    std::vector<float> values(2000);
+    for (float& value : values) value = trial % 2 == 0 ? static_cast<float>(random.uniform()) : random_float(random);
+    std::sort(values.begin(), values.end(), [](float a, float b) { return rd::detail::float_key(a) < rd::detail::float_key(b); });
+    const std::size_t parts = 1 + random.below(5);
+    std::vector<rd::KeyInterval> intervals;
+    std::uint64_t buckets = 0;
+    for (std::size_t p = 0; p < parts; ++p) {
+      const std::uint64_t lo = rd::order_key(static_cast<double>(values[p * values.size() / parts]));
+      const std::uint64_t hi = rd::order_key(static_cast<double>(values[(p + 1) * values.size() / parts - 1]));
+      if (!intervals.empty() && lo <= intervals.back().hi) continue;
+      const std::uint64_t b = std::min<std::uint64_t>(1 + random.below(trial % 3 == 0 ? 8192 : 40), hi - lo + 1);
+      intervals.push_back({lo, hi, b, buckets});
+      buckets += b;
+    }
+    std::vector<std::uint64_t> starts(buckets);
+    for (const rd::KeyInterval& interval : intervals) rd::detail::write_bucket_starts(interval, starts);
+    const std::vector<std::uint32_t> thresholds = rd::detail::float_thresholds(starts);
+    const std::vector<std::uint64_t> widened(thresholds.begin(), thresholds.end());
+    std::vector<std::uint32_t> table;
+    const rd::detail::IntervalLookup lookup = rd::detail::make_interval_lookup(widened, 4096, table);
+    std::vector<std::uint64_t> lows;
+    for (const rd::KeyInterval& interval : intervals) lows.push_back(interval.lo);
+    for (const float value : values) {
+      const std::uint64_t key = rd::order_key(static_cast<double>(value));
+      const auto after = std::upper_bound(lows.begin(), lows.end(), key) - lows.begin();
+      const rd::KeyInterval& interval = intervals[static_cast<std::size_t>(std::max<std::ptrdiff_t>(after - 1, 0))];
+      if (key < interval.lo || key > interval.hi) continue;  // between the intervals: no candidate of a count
+      ASSERT_EQ(rd::detail::interval_of_float_key(lookup, table.data(), thresholds.data(), rd::detail::float_key(value)),
+                rd::bucket_of(interval, key))
           << "trial " << trial << " value " << value;
     }
   }
