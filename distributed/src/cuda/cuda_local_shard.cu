@@ -5,7 +5,10 @@
 // fused kernel, with bucket_of's result but no division per value (a lookup table for the
 // interval, interval_lookup.hpp; a corrected estimate over exact bucket starts, fast_bucket.hpp);
 // the reduce is a stable selection of the kept and single buckets' candidates by their keys'
-// ranges (slot_ranges.hpp), grouped by a radix sort on their slot; cutting-plane sums are exact
+// ranges (slot_ranges.hpp), grouped by a radix sort on their slot. Float values, before the
+// first reduce, are classified by their 32-bit float keys against float thresholds of the
+// 64-bit edges (float_keys.hpp): the two passes over all values then do 32-bit work a value,
+// and the reduce's selection moves the 4-byte values, not keys with slots. Cutting-plane sums are exact
 // 128-bit sums (as the CPU backend's). Only counts, samples, sums and a few keys cross to the
 // host.
 #include <cub/device/device_radix_sort.cuh>
@@ -23,10 +26,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "fast_bucket.hpp"
+#include "float_keys.hpp"
 #include "interval_lookup.hpp"
 #include "slot_ranges.hpp"
 #include "robustfit/common/random.hpp"
@@ -162,6 +167,24 @@ struct BucketOfCandidate {
                                                : detail::fast_bucket_of(intervals[s], key));
   }
   __device__ std::uint32_t operator()(Index i) const { return of(i, keys(i)); }
+  __device__ Key load(Index i) const { return keys(i); }
+};
+
+// The bucket of a float value where the intervals are disjoint and increasing (every count over
+// all values in DIBMS): with every bucket's first key in key order, the value's bucket is the one
+// of the last first key at most its key (the first bucket when none), which is what
+// BucketOfCandidate finds; here among those keys' float thresholds, in 32-bit compares.
+struct FloatBucketOf {
+  const float* values;
+  const std::uint32_t* thresholds;  // float_threshold of every bucket's first key, in key order
+  const std::uint32_t* buckets;     // the bucket of each; nullptr: its position
+  const std::uint32_t* bins;        // the lookup's table
+  detail::IntervalLookup lookup;
+  __device__ std::uint32_t load(Index i) const { return detail::float_key(values[i]); }
+  __device__ std::uint32_t of(Index, std::uint32_t key) const {
+    const std::uint32_t at = detail::interval_of_float_key(lookup, bins, thresholds, key);
+    return buckets != nullptr ? buckets[at] : at;
+  }
 };
 
 // The reduce's slot of candidate i: kept bucket k -> k, single bucket s -> keeps + s, else -1.
@@ -171,8 +194,8 @@ struct SlotOfCandidate {
   const std::int32_t* slot_of_bucket;
   __device__ std::int32_t operator()(Index i) const { return slot_of_bucket[bucket(i)]; }
 };
-// A candidate's key with its slot: the reduce selects these in one read of the candidates (the
-// key is read once, and not again for the selected ones).
+// A candidate's key with its slot: the reduce over overlapping intervals (never in DIBMS) selects
+// these in one read of the candidates.
 struct KeySlot {
   Key key;
   std::int32_t slot;
@@ -185,21 +208,47 @@ struct KeySlotOf {
     return {key, slot.slot_of_bucket[slot.bucket.of(i, key)]};
   }
 };
-template <class T>
-struct KeySlotByKey {
-  KeySource<T> keys;
+struct HasSlot {
+  __device__ bool operator()(const KeySlot& candidate) const { return candidate.slot >= 0; }
+};
+
+// Whether a candidate (a value, or a key after a reduce) is in a kept or single bucket: its key
+// among the slots' key ranges (slot_ranges.hpp). The reduce selects the candidates themselves
+// with these (CUB moves 4 or 8 bytes an item) and finds the few selected ones' slots after.
+struct SlotTables {
   detail::IntervalLookup lookup;
   const std::uint32_t* bins;
   const std::uint64_t* edges;
   const std::int32_t* slots;
-  __device__ KeySlot operator()(Index i) const {
-    const Key key = keys(i);
-    return {key, detail::slot_of_key(lookup, bins, edges, slots, key)};
+  __device__ std::int32_t slot_of(Key key) const { return detail::slot_of_key(lookup, bins, edges, slots, key); }
+};
+template <class V>
+struct HasSlotByKey {
+  SlotTables tables;
+  __device__ bool operator()(V candidate) const { return tables.slot_of(to_key(candidate)) >= 0; }
+};
+// The same for float values, among the ranges' edges as float thresholds (float_keys.hpp).
+struct FloatHasSlot {
+  detail::IntervalLookup lookup;
+  const std::uint32_t* bins;
+  const std::uint32_t* thresholds;
+  const std::int32_t* slots;
+  __device__ bool operator()(float value) const {
+    const std::uint32_t key = detail::float_key(value);
+    return key >= thresholds[0] && slots[detail::interval_of_float_key(lookup, bins, thresholds, key)] >= 0;
   }
 };
-struct HasSlot {
-  __device__ bool operator()(const KeySlot& candidate) const { return candidate.slot >= 0; }
-};
+
+// The selected candidates' keys and slots (keys_out may be `selected` itself, for keys).
+template <class V>
+__global__ void key_slots_of(const V* selected, std::uint64_t count, SlotTables tables, Key* keys_out,
+                             std::uint32_t* slots_out) {
+  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x) {
+    const Key key = to_key(selected[j]);
+    keys_out[j] = key;
+    slots_out[j] = static_cast<std::uint32_t>(tables.slot_of(key));
+  }
+}
 
 __global__ void split_key_slots(const KeySlot* selected, std::uint64_t count, Key* keys_out, std::uint32_t* slots_out) {
   for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count; j += std::uint64_t{gridDim.x} * blockDim.x) {
@@ -288,8 +337,8 @@ static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are c
 constexpr unsigned kCountThreads = 512;
 constexpr int kCountItems = 8;
 
-template <class T>
-__global__ void __launch_bounds__(kCountThreads, 2) count_kernel(BucketOfCandidate<T> bucket, std::uint64_t count,
+template <class Classify>  // BucketOfCandidate or FloatBucketOf
+__global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket, std::uint64_t count,
                                                                  std::uint32_t buckets, unsigned long long* counts) {
   __shared__ unsigned int block_counts[kSharedBins];
   const bool in_shared = buckets <= kSharedBins;
@@ -299,11 +348,11 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(BucketOfCandida
   }
   const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
   for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
-    Key keys[kCountItems];
+    decltype(bucket.load(0)) keys[kCountItems];
 #pragma unroll
     for (int k = 0; k < kCountItems; ++k) {
       const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
-      keys[k] = i < count ? bucket.keys(i) : 0;
+      keys[k] = i < count ? bucket.load(i) : 0;
     }
 #pragma unroll
     for (int k = 0; k < kCountItems; ++k) {
@@ -339,8 +388,13 @@ class CudaLocalShard final : public LocalShard {
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
     int per_multiprocessor = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<T>, kCountThreads, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<BucketOfCandidate<T>>,
+                                                             kCountThreads, 0));
     count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
+    if constexpr (std::is_same_v<T, float>) {
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<FloatBucketOf>, kCountThreads, 0));
+      float_count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
+    }
   }
   T* values() { return all_.get(); }
   // The key range of every value, kept: the values never change, so key_range after a reset
@@ -423,6 +477,30 @@ class CudaLocalShard final : public LocalShard {
     const std::size_t at_starts = staging_.add(std::span<const std::uint64_t>(starts_host_));
     const std::size_t at_bounds = staging_.add(std::span<const std::uint64_t>(bounds_host_));
     const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
+    // Float values before any reduce, in disjoint increasing intervals: in the float domain.
+    bool by_float = false;
+    std::size_t at_thresholds = 0, at_float_buckets = 0, at_float_bins = 0;
+    detail::IntervalLookup float_lookup;
+    bool identity = true;  // bucket j's first key is the j-th in key order
+    if constexpr (std::is_same_v<T, float>) {
+      by_float = !reduced_ && !segmented && by_table;
+      for (std::size_t s = 1; by_float && s < intervals.size(); ++s) by_float = intervals[s].lo > intervals[s - 1].hi;
+      if (by_float) {
+        first_keys_host_.clear(), float_buckets_host_.clear();
+        for (const KeyInterval& interval : intervals)
+          for (std::uint64_t j = interval.first_bucket; j < interval.first_bucket + interval.buckets; ++j) {
+            identity = identity && j == first_keys_host_.size();
+            first_keys_host_.push_back(starts_host_[j]);
+            float_buckets_host_.push_back(static_cast<std::uint32_t>(j));
+          }
+        thresholds_host_ = detail::float_thresholds(first_keys_host_);
+        first_keys_host_.assign(thresholds_host_.begin(), thresholds_host_.end());  // the lookup's lows, widened
+        float_lookup = detail::make_interval_lookup(first_keys_host_, kLookupBins, float_bins_host_);
+        at_thresholds = staging_.add(std::span<const std::uint32_t>(thresholds_host_));
+        at_float_buckets = staging_.add(std::span<const std::uint32_t>(float_buckets_host_));
+        at_float_bins = staging_.add(std::span<const std::uint32_t>(float_bins_host_));
+      }
+    }
     std::byte* const tables = staging_.upload(tables_);  // cudaMalloc'd: aligned for every table
     assignment_ = {current(),
                    reinterpret_cast<const KeyInterval*>(tables + at_intervals),
@@ -440,8 +518,17 @@ class CudaLocalShard final : public LocalShard {
       unsigned long long* d_counts = counts_.reserve(buckets);
       CUDA_CHECK(cudaMemset(d_counts, 0, buckets * sizeof(unsigned long long)));
       const std::uint64_t tile = std::uint64_t{kCountThreads} * kCountItems;
-      const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + tile - 1) / tile, 1, count_blocks_));
-      count_kernel<<<blocks, kCountThreads>>>(assignment_, size_, static_cast<std::uint32_t>(buckets), d_counts);
+      const std::uint64_t most = by_float ? float_count_blocks_ : count_blocks_;
+      const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + tile - 1) / tile, 1, most));
+      if constexpr (std::is_same_v<T, float>) {
+        if (by_float) {
+          const FloatBucketOf float_bucket{all_.get(), reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
+                                           identity ? nullptr : reinterpret_cast<const std::uint32_t*>(tables + at_float_buckets),
+                                           reinterpret_cast<const std::uint32_t*>(tables + at_float_bins), float_lookup};
+          count_kernel<<<blocks, kCountThreads>>>(float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts);
+        }
+      }
+      if (!by_float) count_kernel<<<blocks, kCountThreads>>>(assignment_, size_, static_cast<std::uint32_t>(buckets), d_counts);
       CUDA_CHECK_LAUNCH();
       CUDA_CHECK(cudaMemcpy(local_counts_.data(), d_counts, buckets * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     }
@@ -460,43 +547,76 @@ class CudaLocalShard final : public LocalShard {
     std::uint64_t expected = segments.back();
     for (std::uint64_t b : singles) expected += local_counts_[b];
     std::uint64_t selected = 0;
+    bool split = false;  // the selection holds KeySlot pairs still to split
+    Key* keys_by_slot = next_unsorted_.reserve(expected);
+    std::uint32_t* slots = slot_values_.reserve(expected);
     const bool by_key = detail::make_slot_ranges(intervals_host_, keep, singles, slot_ranges_);
     if (size_ > 0 && !(by_key && slot_ranges_.edges.empty())) {  // no ranges: no bucket of the slots has a key
-      KeySlot* chosen = chosen_.reserve(expected);
       std::uint64_t* d_selected = selected_count_.reserve(1);
-      const auto select = [&](auto slot_of) {
-        const auto all = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), slot_of);
+      const auto select_if = [&](auto in, auto* out, auto predicate) {
         run_cub([&](void* temp, std::size_t& bytes) {
-          return cub::DeviceSelect::If(temp, bytes, all, chosen, d_selected, static_cast<std::int64_t>(size_), HasSlot{});
+          return cub::DeviceSelect::If(temp, bytes, in, out, d_selected, static_cast<std::int64_t>(size_), predicate);
         });
+        selected = selected_count_.download(1)[0];
+        if (selected > expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
       };
-      if (by_key) {  // the key's range among the slots' bucket ranges, one lookup a candidate
-        const detail::IntervalLookup lookup = detail::make_interval_lookup(
-            slot_ranges_.edges, kLookupBins, bins_host_);
+      if (by_key) {  // the candidates whose keys lie in the slots' bucket ranges, then their slots
+        const detail::IntervalLookup lookup = detail::make_interval_lookup(slot_ranges_.edges, kLookupBins, bins_host_);
         staging_.clear();
         const std::size_t at_edges = staging_.add(std::span<const std::uint64_t>(slot_ranges_.edges));
         const std::size_t at_slots = staging_.add(std::span<const std::int32_t>(slot_ranges_.slots));
         const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
+        const bool by_float = std::is_same_v<T, float> && !reduced_;
+        std::size_t at_thresholds = 0, at_float_bins = 0;
+        detail::IntervalLookup float_lookup;
+        if (by_float) {  // the edges as float thresholds, and their lookup
+          thresholds_host_ = detail::float_thresholds(slot_ranges_.edges);
+          first_keys_host_.assign(thresholds_host_.begin(), thresholds_host_.end());
+          float_lookup = detail::make_interval_lookup(first_keys_host_, kLookupBins, float_bins_host_);
+          at_thresholds = staging_.add(std::span<const std::uint32_t>(thresholds_host_));
+          at_float_bins = staging_.add(std::span<const std::uint32_t>(float_bins_host_));
+        }
         std::byte* const tables = staging_.upload(slot_tables_);
-        select(KeySlotByKey<T>{current(), lookup, reinterpret_cast<const std::uint32_t*>(tables + at_bins),
-                               reinterpret_cast<const std::uint64_t*>(tables + at_edges),
-                               reinterpret_cast<const std::int32_t*>(tables + at_slots)});
+        const SlotTables slot_tables{lookup, reinterpret_cast<const std::uint32_t*>(tables + at_bins),
+                                     reinterpret_cast<const std::uint64_t*>(tables + at_edges),
+                                     reinterpret_cast<const std::int32_t*>(tables + at_slots)};
+        if (reduced_) {  // keys: selected in place of their keys_by_slot
+          select_if(candidates_.get(), keys_by_slot, HasSlotByKey<Key>{slot_tables});
+          if (selected > 0) key_slots_of<<<grid_for(selected), 256>>>(keys_by_slot, selected, slot_tables, keys_by_slot, slots);
+        } else {
+          T* chosen = chosen_values_.reserve(expected);
+          if constexpr (std::is_same_v<T, float>) {
+            select_if(all_.get(), chosen,
+                      FloatHasSlot{float_lookup, reinterpret_cast<const std::uint32_t*>(tables + at_float_bins),
+                                   reinterpret_cast<const std::uint32_t*>(tables + at_thresholds), slot_tables.slots});
+          } else {
+            select_if(all_.get(), chosen, HasSlotByKey<T>{slot_tables});
+          }
+          if (selected > 0) key_slots_of<<<grid_for(selected), 256>>>(chosen, selected, slot_tables, keys_by_slot, slots);
+        }
+        CUDA_CHECK_LAUNCH();
       } else {  // overlapping intervals: each candidate's bucket, as counted
         std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
         for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
         for (std::size_t j = 0; j < singles.size(); ++j) slot_of_bucket[singles[j]] = static_cast<std::int32_t>(keep.size() + j);
-        select(KeySlotOf<T>{SlotOfCandidate<T>{assignment_, slots_.upload(slot_of_bucket)}});
+        const auto all = thrust::make_transform_iterator(
+            thrust::counting_iterator<Index>(0), KeySlotOf<T>{SlotOfCandidate<T>{assignment_, slots_.upload(slot_of_bucket)}});
+        KeySlot* chosen = chosen_.reserve(expected);
+        run_cub([&](void* temp, std::size_t& bytes) {
+          return cub::DeviceSelect::If(temp, bytes, all, chosen, d_selected, static_cast<std::int64_t>(size_), HasSlot{});
+        });
+        selected = selected_count_.download(1)[0];
+        split = true;
       }
-      selected = selected_count_.download(1)[0];
     }
     if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
-    Key* keys_by_slot = next_unsorted_.reserve(selected);
-    std::uint32_t* slots = slot_values_.reserve(selected);
     std::uint32_t* sorted_slots = sorted_slots_.reserve(selected);
     Key* next = next_.reserve(selected);
     if (selected > 0) {
-      split_key_slots<<<grid_for(selected), 256>>>(chosen_.get(), selected, keys_by_slot, slots);
-      CUDA_CHECK_LAUNCH();
+      if (split) {
+        split_key_slots<<<grid_for(selected), 256>>>(chosen_.get(), selected, keys_by_slot, slots);
+        CUDA_CHECK_LAUNCH();
+      }
       // Group by slot, keeping each group's order: a stable radix sort on the slot's bits.
       const std::uint64_t slot_count = keep.size() + singles.size();
       const int bits = std::max(1, static_cast<int>(std::bit_width(slot_count - 1)));
@@ -597,14 +717,18 @@ class CudaLocalShard final : public LocalShard {
   std::vector<detail::EstimatedInterval> estimated_host_;
   std::vector<std::uint64_t> starts_host_, bounds_host_;
   std::vector<std::uint32_t> bins_host_;
+  std::vector<std::uint64_t> first_keys_host_;  // the float path's first keys in key order, then its widened thresholds
+  std::vector<std::uint32_t> thresholds_host_, float_buckets_host_, float_bins_host_;
   // Scratch.
   DeviceBuffer<std::int32_t> slots_;
   DeviceBuffer<KeySlot> chosen_;
+  DeviceBuffer<T> chosen_values_;
   DeviceBuffer<Key> next_unsorted_, next_;
   DeviceBuffer<std::uint32_t> slot_values_, sorted_slots_;
   DeviceBuffer<unsigned long long> counts_;
   int multiprocessors_ = 1;
   std::uint64_t count_blocks_ = 1;  // count_kernel's blocks that run at once
+  std::uint64_t float_count_blocks_ = 1;  // the same for the float-domain count
   mutable DeviceBuffer<std::byte> cub_temp_;
   mutable DeviceBuffer<MinMax> range_;
   mutable DeviceBuffer<std::uint64_t> selected_count_, segment_offsets_;
