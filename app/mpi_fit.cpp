@@ -87,8 +87,6 @@ void write_residuals_in_turn(distributed::Communicator& comm, const std::string&
 
 int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, regression::Method method,
                         regression::Precision precision, Stage stage) {
-  if (method == regression::Method::lms)
-    throw UsageError("--method lms: under mpirun fit runs LTS and LS only (LMS is not distributed yet)");
   if (a.backend != "auto" && a.backend != "cpu")
     throw UsageError("--backend " + a.backend + ": under mpirun each rank computes on the CPU for now (auto or cpu)");
   if (a.selection != "auto")
@@ -127,10 +125,19 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   // The fit's own errors (h out of range, a rank-deficient reweighted design) are decided alike
   // on every rank; running out of memory on one rank is not: that rank says so and ends the job,
   // as the others would wait for it in a collective.
+  regression::LmsOptions lms;
+  lms.h = a.h;
+  lms.intercept = o.intercept;
+  lms.subsets = a.subsets;
+  lms.seed = a.seed;
   const regression::FitResult result = [&] {
     try {
-      return method == regression::Method::ls ? regression::fit_ls_distributed(comm, design.X, design.y, o.intercept)
-                                              : regression::fit_lts_distributed(comm, design.X, design.y, o);
+      switch (method) {
+        case regression::Method::ls: return regression::fit_ls_distributed(comm, design.X, design.y, o.intercept);
+        case regression::Method::lms: return regression::fit_lms_distributed(comm, design.X, design.y, lms);
+        case regression::Method::lts: break;
+      }
+      return regression::fit_lts_distributed(comm, design.X, design.y, o);
     } catch (const std::bad_alloc&) {
       std::cerr << "robust-fit: error: rank " << comm.rank() << ": out of memory during the fit\n";
       distributed::abort_all_ranks(kExitDataError);

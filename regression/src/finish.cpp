@@ -1,6 +1,7 @@
 #include "finish.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <numeric>
 #include <optional>
@@ -149,16 +150,17 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   finish_lts(data, RowReductions{}, beta, h, alpha, reweight, result);
 }
 
-void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result) {
-  const RowReductions one_process;
-  set_common(data, one_process, h, result);
+void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
+                FitResult& result) {
+  set_common(data, all, h, result);
   result.method = Method::lms;
-  const std::size_t n = data.n(), p = data.p();
+  const std::size_t n = result.n, p = data.p();
   result.raw_coefficients = beta;
   Fit fit = fit_of(data.X, data.y, beta);
-  selection::SmallestH<double> best = smallest_h_parallel(values_of(squares_of(fit.residuals)), h);
-  result.objective = best.threshold;  // the h-th smallest r^2
-  result.best_subset = std::move(best.rows);
+  const Eigen::VectorXd squares = squares_of(fit.residuals);
+  const std::size_t rank[] = {h - 1};
+  result.objective = all.kth_smallest_many(squares, rank)[0];  // the h-th smallest r^2
+  result.best_subset = all.smallest_h(squares, h);
 
   const double nd = static_cast<double>(n), hd = static_cast<double>(h);
   const double raw_scale = (1 + 5 / (nd - static_cast<double>(p))) * std::sqrt(result.objective) / qnorm((nd + hd) / (2 * nd));
@@ -169,12 +171,12 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   } else {
     result.raw_scale = raw_scale;
     const Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
-    const auto sum_w = static_cast<double>(w.rows.size());
+    const auto sum_w = static_cast<double>(all.total(w.rows.size()));
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      result.coefficients = ls_on_kept(data, one_process, w.rows).value_or(beta);
+      result.coefficients = ls_on_kept(data, all, w.rows).value_or(beta);
       fit = fit_of(data.X, data.y, result.coefficients);
-      result.scale = std::sqrt(weighted_square_sum(w.weights, fit.residuals) / (sum_w - static_cast<double>(p)));
+      result.scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - static_cast<double>(p)));
     }
   }
   describe_final_fit(std::move(fit), kLmsCutoff, result);
@@ -183,17 +185,19 @@ void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
   // its univariate LMS about the best location with an intercept, about 0 without).
   double denominator;
   if (data.intercept) {
-    Eigen::VectorXd sorted(data.y.size());
-    sort_parallel(values_of(data.y), std::span<double>(sorted.data(), n));
-    const double half = shortest_window_sorted(values_of(sorted), h).half_width;
+    const auto window = all.shortest_window_below(data.y, h, std::numeric_limits<double>::infinity());
+    const double half = window ? window->half_width : std::numeric_limits<double>::infinity();
     denominator = half * half;
   } else {
-    const Eigen::VectorXd y2 = squares_of(data.y);
-    denominator = kth_smallest_parallel(values_of(y2), h - 1);
+    denominator = all.kth_smallest_many(squares_of(data.y), rank)[0];
   }
   const double ratio = result.objective / denominator;
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
-  add_inference(data, result);
+  add_inference(data, all, result);
+}
+
+void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result) {
+  finish_lms(data, RowReductions{}, beta, h, result);
 }
 
 void finish_ls(const ModelData& data, FitResult& result) { finish_ls(data, RowReductions{}, result); }

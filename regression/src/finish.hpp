@@ -25,6 +25,9 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
 // weights |r/s0| <= 2.5, reweighted LS and scale sqrt(sum w r^2 / (sum w - p)), outliers
 // |r/scale| > 2.5.
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result);
+// The same over parts (as finish_lts above).
+void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
+                FitResult& result);
 
 // Ordinary least squares; with `all`, over all parts (as finish_lts above).
 void finish_ls(const ModelData& data, FitResult& result);

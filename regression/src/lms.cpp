@@ -12,6 +12,7 @@
 #include "elemental_stream.hpp"
 #include "design_matrix.hpp"
 #include "deterministic_starts.hpp"
+#include "lms_fit.hpp"
 #include "lms_refine.hpp"
 #include "engine_factory.hpp"
 #include "finish.hpp"
@@ -43,11 +44,16 @@ std::size_t default_lms_subsets(std::size_t p) { return std::min<std::size_t>(50
 
 }  // namespace
 
-FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
-  detail::Stopwatch total, watch;
+namespace detail {
+
+void check_lms_options(const LmsOptions& options) {
   if (options.subsets && *options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
-  const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
-  const std::size_t n = data.n(), p = data.p();
+}
+
+FitResult fit_lms_on(const ModelData& data, const RowReductions& all, const LmsOptions& options, const LtsParts& parts,
+                     Stopwatch& total) {
+  Stopwatch watch;
+  const std::size_t n = all.total(data.n()), p = data.p();
   const std::size_t h = options.h ? *options.h : (n + 1) / 2;
   if (h <= p || h > n)
     throw std::invalid_argument("h = " + std::to_string(h) + " is out of range: it must lie in [" +
@@ -59,13 +65,12 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
                                 "infinite; give h < n");
   const bool every_subset = options.subsets == all_subsets;  // MASS's nsamp = "exact"
   if (every_subset) detail::require_enumerable(n, p);
-  const double all = detail::binomial(n, p);
+  const double combinations = detail::binomial(n, p);
   const std::size_t wanted = every_subset ? 0 : options.subsets.value_or(default_lms_subsets(p));
   const bool exhaustive =
-      every_subset || (options.subsets ? all <= static_cast<double>(wanted) : all <= kExhaustiveLimit);
-  const std::size_t searched = exhaustive ? static_cast<std::size_t>(all) : wanted;
-  auto engine = detail::make_engine(data, options.backend, options.selection, options.precision,
-                                    detail::SearchSize{n, p, searched});
+      every_subset || (options.subsets ? combinations <= static_cast<double>(wanted) : combinations <= kExhaustiveLimit);
+  const std::size_t searched = exhaustive ? static_cast<std::size_t>(combinations) : wanted;
+  const std::unique_ptr<Engine> engine = parts.engine(SearchSize{n, p, searched});
   detail::Progress progress(options.progress);
   FitResult result;
   result.timings.setup_s = watch.lap();
@@ -111,7 +116,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   }
   if (!options.subsets) {
     // The default search adds the deterministic starts (deterministic_starts.hpp) as candidates.
-    Eigen::MatrixXd extra = detail::deterministic_starts(data, h);
+    Eigen::MatrixXd extra = parts.deterministic_starts(h);
     result.timings.subsets_s += watch.lap();
     std::vector<double> objectives(static_cast<std::size_t>(extra.cols()));
     evaluate(extra, objectives);
@@ -120,7 +125,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   }
   Eigen::MatrixXd finalists = keep.columns();
   std::vector<double> finalist_objectives = keep.objectives();
-  detail::refine_lms(data, h, kMaxChebyshevSteps, concentrate, finalists, finalist_objectives);
+  detail::refine_lms(data, all, h, kMaxChebyshevSteps, concentrate, finalists, finalist_objectives);
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();
@@ -129,13 +134,27 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
   result.precision = options.precision;
-  detail::finish_lms(data, best, h, result);
+  detail::finish_lms(data, all, best, h, result);
   detail::to_original_scale(data, result.coefficients);
   detail::to_original_scale(data, result.raw_coefficients);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = total.lap();
   progress.report("finish", 1.0);
   return result;
+}
+
+}  // namespace detail
+
+FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
+  detail::Stopwatch total;
+  detail::check_lms_options(options);
+  const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
+  detail::LtsParts parts;
+  parts.engine = [&](const detail::SearchSize& size) {
+    return detail::make_engine(data, options.backend, options.selection, options.precision, size);
+  };
+  parts.deterministic_starts = [&](std::size_t h) { return detail::deterministic_starts(data, h); };
+  return detail::fit_lms_on(data, detail::RowReductions{}, options, parts, total);
 }
 
 FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {

@@ -16,17 +16,22 @@
 // GEMM against Eigen) could end two backends in different local optima. The engine's only
 // input is the candidates; their objectives are recomputed here first. Cost per step: two
 // passes over the data and, with an intercept, a sort of the residuals near the optimum.
+//
+// Written over RowReductions (row_reductions.hpp): `data` may hold only this process's rows
+// of an MPI job; the order statistics, the intercept's window, the h-subset's LS fit and the
+// working set's rows are then taken over all ranks, and every rank makes the same steps.
 #include <Eigen/Core>
 #include <cstddef>
 #include <vector>
 
 #include "design_matrix.hpp"
+#include "row_reductions.hpp"
 
 namespace robustfit::regression::detail {
 
 // Refines every column of `betas` (whose objectives, as an engine found them, are
 // `objectives`) independently, up to max_steps accepted steps each; both are updated in place.
-void refine_lms(const ModelData& data, std::size_t h, int max_steps, bool concentrate, Eigen::MatrixXd& betas,
+void refine_lms(const ModelData& data, const RowReductions& all, std::size_t h, int max_steps, bool concentrate, Eigen::MatrixXd& betas,
                 std::vector<double>& objectives);
 
 }  // namespace robustfit::regression::detail

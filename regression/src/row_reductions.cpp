@@ -1,6 +1,7 @@
 #include "row_reductions.hpp"
 
 #include "all_rows.hpp"
+#include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
 #include "univariate.hpp"
 
@@ -16,6 +17,16 @@ double RowReductions::trimmed_sum(const Eigen::VectorXd& values, std::size_t h) 
 
 double RowReductions::min_window_variance(const Eigen::VectorXd& values, std::size_t h) const {
   return detail::min_window_variance(values_of(values), h);
+}
+
+std::vector<double> RowReductions::kth_smallest_many(const Eigen::VectorXd& values, std::span<const std::size_t> ks) const {
+  return selection::kth_smallest_many<double>(values_of(values), ks);
+}
+
+std::optional<ShortestWindow> RowReductions::shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
+                                                                   double bound) const {
+  std::vector<double> scratch(values.data(), values.data() + values.size());
+  return detail::shortest_window_below(scratch, h, bound);
 }
 
 }  // namespace robustfit::regression::detail

@@ -9,8 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
+
+#include "univariate.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -42,6 +45,19 @@ class RowReductions {
   virtual double trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const;
   // min_window_variance (univariate.hpp) of `values` over all parts.
   virtual double min_window_variance(const Eigen::VectorXd& values, std::size_t h) const;
+
+  // Whether the parts are other processes: then every call is a collective, made by one thread.
+  virtual bool spans_processes() const { return false; }
+  // The rows on the parts before this one, given this part's count (0 in one process).
+  virtual std::size_t before(std::size_t) const { return 0; }
+  // Every part's rows of `local` (c columns, the same c everywhere), one part after another.
+  virtual Eigen::MatrixXd gathered(const Eigen::MatrixXd& local) const { return local; }
+  // The order statistics of ranks ks (0-based, ascending) of `values` over all parts:
+  // selection::kth_smallest_many.
+  virtual std::vector<double> kth_smallest_many(const Eigen::VectorXd& values, std::span<const std::size_t> ks) const;
+  // univariate.hpp's shortest_window_below of `values` over all parts.
+  virtual std::optional<ShortestWindow> shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
+                                                              double bound) const;
 };
 
 }  // namespace robustfit::regression::detail

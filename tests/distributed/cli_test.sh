@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpirun -np N robust-fit select and fit: the same results as one process (printed once),
 # --shard-files with an empty shard (and, for fit, a shard of one row), errors from one rank named
-# with the rank, exit codes 1 and 2, no hang. ROBUSTFIT_MPI_LARGE=1 adds fit on n = 10^5 (~15 s).
+# with the rank, exit codes 1 and 2, no hang; fit --method lms as one process. ROBUSTFIT_MPI_LARGE=1 adds fit on n = 10^5 (~15 s).
 # Usage: cli_test.sh ROBUST_FIT MPIEXEC RANKS [MPIEXEC FLAGS...]
 set -uo pipefail
 rf=$1 mpiexec=$2 ranks=$3
@@ -66,7 +66,7 @@ mpi select "$dir/g.csv" --column y --k 30001 >/dev/null 2>"$dir/err2.txt"
 code=$?
 [ $code = 2 ] || fail "k out of range: exit $code"
 [ "$(grep -c 'robust-fit: error: --k: rank 30001 is out of range' "$dir/err2.txt")" = 1 ] || fail "k out of range: $(cat "$dir/err2.txt")"
-# fit (LTS): the JSON of one process (--no-mcd) and of mpirun agree - numbers to 1e-9 relative,
+# fit (LTS, LS, LMS): the JSON of one process (--no-mcd) and of mpirun agree - numbers to 1e-9 relative,
 # everything else (outlier rows, the h-subset, counts) exactly - but for the timings, the backend
 # and the ranks and bytes that mpirun adds.
 json_body() { sed -e '/"timings_s"/,$d' -e '/"backend"\|"selection"\|"ranks"\|"bytes_communicated"/d' "$1"; }
@@ -153,9 +153,13 @@ code=$?
 grep -q "robust-fit: error: rank $((ranks - 1)): .*fbad.csv.*25000" "$dir/err3.txt" || fail "fit bad cell: $(cat "$dir/err3.txt")"
 [ "$(grep -c 'robust-fit: error' "$dir/err3.txt")" = 1 ] || fail "fit error printed more than once"
 
-# Not distributed: said once, exit 2.
-mpi fit "$datasets/stackloss.csv" -y stack.loss --method lms >/dev/null 2>"$dir/err4.txt"
-code=$?
-[ $code = 2 ] || fail "fit --method lms: exit $code"
-[ "$(grep -c 'robust-fit: error: --method lms: under mpirun fit runs LTS and LS only' "$dir/err4.txt")" = 1 ] || fail "lms: $(cat "$dir/err4.txt")"
+# LMS: the same fit as one process (the exact intercept across ranks, the refinement, the finish).
+fit_same lms-stackloss "$datasets/stackloss.csv" -y stack.loss --method lms -- "$datasets/stackloss.csv" -y stack.loss --method lms
+fit_same lms-hbk "$datasets/hbk.csv" -y Y --method lms --subsets 300 --seed 3 -- "$datasets/hbk.csv" -y Y --method lms --subsets 300 --seed 3
+fit_same lms-starsCYG "$datasets/starsCYG.csv" -y log.light --method lms --no-intercept -- \
+  "$datasets/starsCYG.csv" -y log.light --method lms --no-intercept
+fit_same lms-shard-files "$datasets/stackloss.csv" -y stack.loss --method lms --subsets 300 -- \
+  --shard-files "$list" -y stack.loss --method lms --subsets 300
+head -5001 "$dir/f.csv" >"$dir/f5000.csv"
+fit_same lms-n5000 "$dir/f5000.csv" -y y --method lms --subsets 200 --seed 2 -- "$dir/f5000.csv" -y y --method lms --subsets 200 --seed 2
 echo "ok"

@@ -6,6 +6,7 @@
 
 #include "../cpu_engine.hpp"
 #include "../least_squares.hpp"
+#include "distributed_window.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -171,8 +172,29 @@ std::unique_ptr<Engine> DistributedEngine::restrict_to(std::span<const std::size
   return std::make_unique<CpuEngine>(std::move(X), std::move(y));
 }
 
-void DistributedEngine::lms_objectives(Eigen::MatrixXd&, std::size_t, bool, std::span<double>) {
-  throw std::logic_error("DistributedEngine: LMS is not distributed yet");
+void DistributedEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
+                                       std::span<double> out) {
+  const auto m = static_cast<std::size_t>(betas.cols());
+  if (!adjust_intercept) {  // the h-th smallest square, by batched DIBMS
+    std::vector<Eigen::VectorXd> squares;
+    const std::vector<double> t = thresholds(betas, h, squares);
+    std::copy(t.begin(), t.end(), out.begin());
+    return;
+  }
+  // The residuals without the intercept; the best intercept is the center of their shortest
+  // window of h (distributed_window.hpp), a batch of candidates per sample sort.
+  const Eigen::Index p = X_.cols();
+  for (std::size_t first = 0; first < m; first += batch_) {
+    const std::size_t last = std::min(m, first + batch_);
+    std::vector<Eigen::VectorXd> residuals(last - first);
+    for (std::size_t j = first; j < last; ++j)
+      residuals[j - first].noalias() = y_ - X_.rightCols(p - 1) * betas.col(static_cast<Eigen::Index>(j)).tail(p - 1);
+    const std::vector<ShortestWindow> windows = shortest_windows(comm_, residuals, h);
+    for (std::size_t j = first; j < last; ++j) {
+      betas(0, static_cast<Eigen::Index>(j)) = windows[j - first].center;
+      out[j] = windows[j - first].half_width * windows[j - first].half_width;
+    }
+  }
 }
 
 void DistributedEngine::subset_grams(const SubsetMatrix&, Eigen::MatrixXd&) {

@@ -12,8 +12,11 @@
 //                    are all-reduced and solved on every rank (QR on the gathered h rows when
 //                    they are ill-conditioned, as the CPU engine falls back);
 //   restrict_to      the subsample's rows are fetched to every rank: a CpuEngine (at most the
-//                    nested search's 1500 rows).
-// LMS and MCD calls are not distributed yet (std::logic_error).
+//                    nested search's 1500 rows);
+//   lms_objectives   the h-th smallest square by batched DIBMS; with the intercept adjusted,
+//                    the exact shortest window of h residuals over all ranks per candidate
+//                    (distributed_window.hpp: a sample sort, 16 n / q bytes per rank and candidate).
+// MCD calls are not distributed yet (std::logic_error).
 #include <Eigen/Core>
 #include <memory>
 

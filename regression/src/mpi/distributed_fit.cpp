@@ -5,6 +5,7 @@
 
 #include "../deterministic_starts.hpp"
 #include "../finish.hpp"
+#include "../lms_fit.hpp"
 #include "../lts_fit.hpp"
 #include "distributed_engine.hpp"
 #include "distributed_reductions.hpp"
@@ -16,23 +17,19 @@ void check_design_distributed(distributed::Communicator& comm, MatrixRef X_local
   detail::make_model_data(X_local, y_local, intercept, names, detail::DistributedReductions(comm));
 }
 
-FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,
-                              const LtsOptions& options) {
-  detail::Stopwatch total;
-  detail::check_lts_options(options);
-  if (options.mcd) throw std::invalid_argument("the robust distances (FAST-MCD) are not distributed: set mcd = false");
-  const detail::DistributedReductions all(comm);
-  const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
-  detail::DistributedEngine* engine = nullptr;  // the search's engine, alive while fit_lts_on runs
+namespace {
+
+// The search's pieces on the ranks: the DistributedEngine, and the deterministic starts from the
+// rows one process reads (all n <= 20000, else the strided subsample), fetched to every rank.
+detail::LtsParts distributed_parts(distributed::Communicator& comm, const detail::ModelData& data,
+                                   detail::DistributedEngine*& engine) {
   detail::LtsParts parts;
-  parts.engine = [&](const detail::SearchSize&) {
+  parts.engine = [&comm, &data, &engine](const detail::SearchSize&) {
     auto made = std::make_unique<detail::DistributedEngine>(comm, data.X, data.y);
     engine = made.get();
     return made;
   };
-  // The same rows as one process reads (all n <= 20000, else the strided subsample), fetched
-  // to every rank: the same starts.
-  parts.deterministic_starts = [&](std::size_t h) {
+  parts.deterministic_starts = [&data, &engine](std::size_t h) {
     const std::size_t n = engine->rows();
     std::vector<std::size_t> rows = detail::deterministic_sample_rows(n);
     if (rows.empty()) {
@@ -44,7 +41,30 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
     engine->fetch_rows(rows, sample.X, sample.y);
     return detail::deterministic_starts_of_sample(sample, h, n);
   };
-  return detail::fit_lts_on(data, all, options, parts, total);
+  return parts;
+}
+
+}  // namespace
+
+FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,
+                              const LtsOptions& options) {
+  detail::Stopwatch total;
+  detail::check_lts_options(options);
+  if (options.mcd) throw std::invalid_argument("the robust distances (FAST-MCD) are not distributed: set mcd = false");
+  const detail::DistributedReductions all(comm);
+  const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
+  detail::DistributedEngine* engine = nullptr;  // the search's engine, alive while the fit runs
+  return detail::fit_lts_on(data, all, options, distributed_parts(comm, data, engine), total);
+}
+
+FitResult fit_lms_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,
+                              const LmsOptions& options) {
+  detail::Stopwatch total;
+  detail::check_lms_options(options);
+  const detail::DistributedReductions all(comm);
+  const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
+  detail::DistributedEngine* engine = nullptr;
+  return detail::fit_lms_on(data, all, options, distributed_parts(comm, data, engine), total);
 }
 
 FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "distributed_window.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -69,6 +70,32 @@ std::vector<std::size_t> DistributedReductions::smallest_h(const Eigen::VectorXd
   for (Eigen::Index i = 0; i < values.size(); ++i)
     if (values(i) < t || (values(i) == t && take > 0 && take--)) rows.push_back(static_cast<std::size_t>(i));
   return rows;
+}
+
+std::size_t DistributedReductions::before(std::size_t local) const { return comm_.exclusive_sum(std::uint64_t{local}); }
+
+Eigen::MatrixXd DistributedReductions::gathered(const Eigen::MatrixXd& local) const {
+  const Eigen::Index c = local.cols();
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = local;
+  const std::vector<std::uint64_t> all =
+      comm_.all_gather(bits_of(std::span<const double>(rows.data(), static_cast<std::size_t>(rows.size()))));
+  Eigen::MatrixXd out(c > 0 ? static_cast<Eigen::Index>(all.size()) / c : 0, c);
+  for (Eigen::Index i = 0; i < out.rows(); ++i)
+    for (Eigen::Index j = 0; j < c; ++j) out(i, j) = value_of(all[static_cast<std::size_t>(i * c + j)]);
+  return out;
+}
+
+std::vector<double> DistributedReductions::kth_smallest_many(const Eigen::VectorXd& values,
+                                                             std::span<const std::size_t> ks) const {
+  return select(values, std::vector<std::uint64_t>(ks.begin(), ks.end()));
+}
+
+std::optional<ShortestWindow> DistributedReductions::shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
+                                                                           double bound) const {
+  // As univariate.hpp's: nothing when the bound is not positive or there is no window.
+  if (!(bound > 0) || h == 0 || h > total(static_cast<std::size_t>(values.size()))) return std::nullopt;
+  const ShortestWindow best = shortest_windows(comm_, std::span<const Eigen::VectorXd>(&values, 1), h)[0];
+  return best.half_width < bound ? std::optional(best) : std::nullopt;
 }
 
 double DistributedReductions::trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const {

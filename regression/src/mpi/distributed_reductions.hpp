@@ -11,7 +11,11 @@
 //                        splitters are DIBMS order statistics, one all-to-all), then every window
 //                        of h consecutive values from prefix sums (a second all-to-all moves the
 //                        prefix sums h positions on). It moves each value twice: 16 n / q bytes
-//                        per rank, the one reduction here whose bytes grow with n.
+//                        per rank, the one reduction here whose bytes grow with n;
+//   kth_smallest_many    DIBMS;
+//   shortest_window_below  the exact shortest window over all ranks (distributed_window.hpp:
+//                        a sample sort, 16 n / q bytes per rank), then the bound;
+//   before, gathered     an exclusive prefix sum; an all-gather of the rows.
 #include "../row_reductions.hpp"
 #include "robustfit/distributed/communicator.hpp"
 
@@ -31,6 +35,12 @@ class DistributedReductions final : public RowReductions {
   std::vector<std::size_t> smallest_h(const Eigen::VectorXd& values, std::size_t h) const override;
   double trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const override;
   double min_window_variance(const Eigen::VectorXd& values, std::size_t h) const override;
+  bool spans_processes() const override { return true; }
+  std::size_t before(std::size_t local) const override;
+  Eigen::MatrixXd gathered(const Eigen::MatrixXd& local) const override;
+  std::vector<double> kth_smallest_many(const Eigen::VectorXd& values, std::span<const std::size_t> ks) const override;
+  std::optional<ShortestWindow> shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
+                                                      double bound) const override;
 
  private:
   // The order statistics of ranks ks (0-based, over all ranks) of the values, by DIBMS.
