@@ -149,12 +149,7 @@ FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   detail::Stopwatch total;
   detail::check_lts_options(options);
   const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
-  detail::LtsParts parts;
-  parts.engine = [&](const detail::SearchSize& size) {
-    return detail::make_engine(data, options.backend, options.selection, options.precision, size);
-  };
-  parts.deterministic_starts = [&](std::size_t h) { return detail::deterministic_starts(data, h); };
-  return detail::fit_lts_on(data, detail::RowReductions{}, options, parts, total);
+  return detail::fit_lts_on(data, detail::RowReductions{}, options, detail::one_process_parts(data, options), total);
 }
 
 }  // namespace robustfit::regression

@@ -149,12 +149,7 @@ FitResult fit_lms(MatrixRef X, VectorRef y, const LmsOptions& options) {
   detail::Stopwatch total;
   detail::check_lms_options(options);
   const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
-  detail::LtsParts parts;
-  parts.engine = [&](const detail::SearchSize& size) {
-    return detail::make_engine(data, options.backend, options.selection, options.precision, size);
-  };
-  parts.deterministic_starts = [&](std::size_t h) { return detail::deterministic_starts(data, h); };
-  return detail::fit_lms_on(data, detail::RowReductions{}, options, parts, total);
+  return detail::fit_lms_on(data, detail::RowReductions{}, options, detail::one_process_parts(data, options), total);
 }
 
 FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {

@@ -9,6 +9,8 @@
 
 #include "backend_cost.hpp"
 #include "design_matrix.hpp"
+#include "deterministic_starts.hpp"
+#include "engine_factory.hpp"
 #include "engine.hpp"
 #include "robustfit/regression/options.hpp"
 #include "row_reductions.hpp"
@@ -25,6 +27,18 @@ struct LtsParts {
   std::function<std::unique_ptr<Engine>(const SearchSize&)> engine;
   std::function<Eigen::MatrixXd(std::size_t h)> deterministic_starts;
 };
+
+// One process: the engine its options ask for (engine_factory.hpp) over all rows, and the
+// deterministic starts from them. Options: LtsOptions or LmsOptions.
+template <class Options>
+LtsParts one_process_parts(const ModelData& data, const Options& options) {
+  LtsParts parts;
+  parts.engine = [&data, &options](const SearchSize& size) {
+    return make_engine(data, options.backend, options.selection, options.precision, size);
+  };
+  parts.deterministic_starts = [&data](std::size_t h) { return deterministic_starts(data, h); };
+  return parts;
+}
 
 // `data`: this part's rows (all of them in one process); `total` started with the call.
 FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsOptions& options, const LtsParts& parts,
