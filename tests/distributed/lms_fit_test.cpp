@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "contaminated.hpp"
+#include "fit_comparison.hpp"
 #include "mpi/distributed_fit.hpp"
 #include "mpi/distributed_reductions.hpp"
 #include "mpi/distributed_window.hpp"
@@ -24,9 +25,7 @@ namespace rt = robustfit::testing;
 
 namespace {
 
-void expect_close(double got, double want, const std::string& what) {
-  EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want))) << what;
-}
+using robustfit::testing::expect_close;
 
 void expect_same_fit(std::size_t n, const std::string& split, rr::LmsOptions options) {
   rd::Communicator comm;
@@ -48,27 +47,13 @@ void expect_same_fit(std::size_t n, const std::string& split, rr::LmsOptions opt
   EXPECT_EQ(got.exhaustive, want.exhaustive) << where;
   EXPECT_EQ(got.exact_fit, want.exact_fit) << where;
   expect_close(got.objective, want.objective, "objective " + where);
-  for (Eigen::Index j = 0; j < want.coefficients.size(); ++j) {
-    expect_close(got.coefficients(j), want.coefficients(j), "coefficient " + where);
-    expect_close(got.raw_coefficients(j), want.raw_coefficients(j), "raw coefficient " + where);
-    expect_close(got.inference.coefficients[static_cast<std::size_t>(j)].std_error,
-                 want.inference.coefficients[static_cast<std::size_t>(j)].std_error, "std error " + where);
-  }
+  rt::expect_same_coefficients(got, want, where);
   expect_close(got.scale, want.scale, "scale " + where);
   expect_close(got.raw_scale, want.raw_scale, "raw scale " + where);
   expect_close(got.r_squared, want.r_squared, "LMS R^2 " + where);
   expect_close(got.inference.sigma, want.inference.sigma, "sigma " + where);
 
-  ASSERT_EQ(got.residuals.size(), m) << where;
-  for (Eigen::Index i = 0; i < m; ++i) {
-    EXPECT_EQ(got.outlier[static_cast<std::size_t>(i)], want.outlier[static_cast<std::size_t>(b + i)]) << where << " row " << b + i;
-    EXPECT_EQ(got.weights(i), want.weights(b + i)) << where;
-    expect_close(got.residuals(i), want.residuals(b + i), "residual " + where);
-  }
-  std::vector<std::size_t> mine;
-  for (std::size_t row : want.best_subset)
-    if (row >= begin && row < end) mine.push_back(row - begin);
-  EXPECT_EQ(got.best_subset, mine) << where;
+  rt::expect_same_rows(got, want, begin, end, where);
 }
 
 rr::LmsOptions with_subsets(std::size_t subsets) {
