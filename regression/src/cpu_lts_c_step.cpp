@@ -106,6 +106,19 @@ void add_gram(const Eigen::MatrixXd& Z, Eigen::Index rows, Eigen::MatrixXd& G) {
     for (Eigen::Index b = a; b < q; ++b) G(b, a) += Z.col(a).head(rows).dot(Z.col(b).head(rows));
 }
 
+// Adds the Gram matrix of `count` (<= kBlock) rows of `augmented`, numbered in `rows`, to the
+// lower triangle of G, through the gathered block Z (kBlock x (p+1), column-major).
+void add_gram_of_rows(const RowMajorMatrix& augmented, const std::size_t* rows, std::size_t count, Eigen::MatrixXd& Z,
+                      Eigen::MatrixXd& G) {
+  const auto q = static_cast<std::size_t>(augmented.cols());
+  double* z = Z.data();
+  for (std::size_t r = 0; r < count; ++r) {
+    const double* row = augmented.data() + rows[r] * q;
+    for (std::size_t a = 0; a < q; ++a) z[a * kBlock + r] = row[a];
+  }
+  add_gram(Z, static_cast<Eigen::Index>(count), G);
+}
+
 // The lower triangle of the Gram matrix of the rows in [begin, end) whose square is below t,
 // kBlock gathered rows at a time.
 Eigen::MatrixXd gram_below(const RowMajorMatrix& augmented, const double* squares, double t, std::size_t begin, std::size_t end) {
@@ -119,12 +132,7 @@ Eigen::MatrixXd gram_below(const RowMajorMatrix& augmented, const double* square
       picked[k] = i;
       k += squares[i] < t;
     }
-    double* z = Z.data();
-    for (std::size_t r = 0; r < k; ++r) {
-      const double* row = augmented.data() + picked[r] * static_cast<std::size_t>(q);
-      for (Eigen::Index a = 0; a < q; ++a) z[static_cast<std::size_t>(a) * kBlock + r] = row[a];
-    }
-    add_gram(Z, static_cast<Eigen::Index>(k), G);
+    add_gram_of_rows(augmented, picked.data(), k, Z, G);
   }
   return G;
 }
@@ -136,13 +144,7 @@ Eigen::MatrixXd gram_of_rows(const RowMajorMatrix& augmented, std::span<const st
   if (rows.empty()) return G;
   Eigen::MatrixXd Z(static_cast<Eigen::Index>(kBlock), q);
   for (std::size_t first = 0; first < rows.size(); first += kBlock) {
-    const std::size_t k = std::min(kBlock, rows.size() - first);
-    double* z = Z.data();
-    for (std::size_t r = 0; r < k; ++r) {
-      const double* row = augmented.data() + rows[first + r] * static_cast<std::size_t>(q);
-      for (Eigen::Index a = 0; a < q; ++a) z[static_cast<std::size_t>(a) * kBlock + r] = row[a];
-    }
-    add_gram(Z, static_cast<Eigen::Index>(k), G);
+    add_gram_of_rows(augmented, rows.data() + first, std::min(kBlock, rows.size() - first), Z, G);
   }
   return G;
 }
