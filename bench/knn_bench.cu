@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
         tuning.filter = shape.filter;
         tuning.gemm_tf32 = shape.tf32;
         auto engine = detail::make_cuda_knn_engine(train, Metric::euclidean, precision, tuning);
-        const bool gemm = engine->filter_for(shape.k + (shape.loo ? 1 : 0)) == detail::KnnFilter::gemm;
+        const bool gemm = engine->filter_for(shape.k + (shape.loo ? 1 : 0), std::size_t(q.rows())) == detail::KnnFilter::gemm;
         const std::optional<std::size_t> self = shape.loo ? std::optional<std::size_t>(0) : std::nullopt;
         if (!big) engine->nearest(q, shape.k, true, self);  // warm-up
         std::vector<double> wall;

@@ -10,14 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "list_allocator.hpp"
 #include "robustfit/neighbors/knn.hpp"
 
 namespace robustfit::neighbors::detail {
 
+// resize() of rows and distances allocates without writing (list_allocator.hpp): an engine
+// writes every entry it sizes.
 struct NeighborLists {
   std::size_t queries = 0, k = 0;
-  std::vector<std::int64_t> rows;    // queries * k, 0-based training rows, query-major
-  std::vector<double> distances;     // same shape: the direct distances of those rows
+  ListVector<std::int64_t> rows;     // queries * k, 0-based training rows, query-major
+  ListVector<double> distances;      // same shape: the direct distances of those rows
 };
 
 class Engine {

@@ -5,6 +5,7 @@
 
 #include "driver.hpp"
 #include "engine_factory.hpp"
+#include "host_parallel.hpp"
 
 namespace robustfit::neighbors {
 
@@ -81,8 +82,13 @@ NeighborResult knn_search(const Eigen::MatrixXd& train, const Eigen::MatrixXd& q
   NeighborResult result;
   result.backend = engine->name();
   const auto m = static_cast<Eigen::Index>(lists.queries), k = static_cast<Eigen::Index>(lists.k);
-  result.rows = Eigen::Map<const decltype(result.rows)>(lists.rows.data(), m, k);
-  result.distances = Eigen::Map<const RowMatrix>(lists.distances.data(), m, k);
+  // Row-major m x k, the lists' layout: one copy each, spread over threads when large (a GB at
+  // 2^16 queries x k = 1000).
+  result.rows.resize(m, k);
+  result.distances.resize(m, k);
+  const unsigned workers = detail::host_workers();
+  detail::copy_in_parts(lists.rows.data(), result.rows.data(), lists.rows.size(), workers);
+  detail::copy_in_parts(lists.distances.data(), result.distances.data(), lists.distances.size(), workers);
   return result;
 }
 

@@ -2,7 +2,8 @@
 // every d: exact against brute force in double (ties, duplicates, queries on training points,
 // leave-one-out), and against the fused direct filter in float (both must return THE float
 // distances, bit for bit); magnitudes where the bound's terms matter (huge, tiny, large offsets
-// with small differences); the lists-on-device mode; the filter choice. Skips without a device.
+// with small differences); the lists-on-device mode. Skips without a device. (The filter choice
+// rule is a pure function: tests/neighbors/filter_choice_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +16,6 @@
 #include "gpu_skip.hpp"
 #include "knn_reference.hpp"
 #include "neighbors/src/cuda/cuda_engine.hpp"
-#include "neighbors/src/cuda/filter_choice.hpp"
 #include "neighbors/src/direct_distance.hpp"
 
 namespace robustfit::neighbors {
@@ -43,7 +43,7 @@ TEST(KnnCudaGemm, DoubleEqualsBruteForceAtEveryDimension) {
     queries.topRows(8) = train.middleRows(30, 8);  // queries on training points
     auto gpu = detail::make_cuda_knn_engine(train, Metric::euclidean, Precision::double_precision,
                                             with_filter(KnnFilter::gemm));
-    ASSERT_EQ(gpu->filter_for(10), KnnFilter::gemm);
+    ASSERT_EQ(gpu->filter_for(10, m), KnnFilter::gemm);
     for (std::size_t k : {std::size_t{1}, std::size_t{10}, std::size_t{77}, n / 2, n}) {
       const std::string what = "d=" + std::to_string(d) + " k=" + std::to_string(k);
       const NeighborLists want = reference::brute_force(train, queries, k, Metric::euclidean, std::nullopt);
@@ -174,21 +174,6 @@ TEST(KnnCudaGemm, ListsOnDeviceEqualHostLists) {
       expect_identical(device->download_device_lists(), host->nearest(queries, k, true, std::nullopt),
                        "device lists k=" + std::to_string(k));
     }
-  }
-}
-
-TEST(KnnCudaGemm, FilterChoice) {
-  using cuda::Distance;
-  for (bool single : {true, false}) {
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 20, single));
-    EXPECT_EQ(cuda::prefer_gemm_filter(Distance::euclidean, 4, 10, 1 << 18, single), single);
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 8, 1000, 1 << 18, single));
-    EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 100, 1 << 18, single));
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::manhattan, 128, 100, 1 << 18, single));
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 128, 1 << 16, 1 << 18, single));
-    EXPECT_TRUE(cuda::prefer_gemm_filter(Distance::euclidean, 16, 10, 1 << 14, single));
-    EXPECT_EQ(cuda::prefer_gemm_filter(Distance::euclidean, 8, 10, 1 << 14, single), single);
-    EXPECT_FALSE(cuda::prefer_gemm_filter(Distance::euclidean, 2, 10, 1 << 14, single));
   }
 }
 

@@ -14,9 +14,6 @@
 // capacity is redone with the exact capacity its count asks for.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -34,6 +31,8 @@
 #include "cuda_engine.hpp"
 #include "filter_choice.hpp"
 #include "gemm_filter.hpp"
+#include "../host_parallel.hpp"
+#include "../list_allocator.hpp"
 #include "kernels.hpp"
 #include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cuda/select.hpp"
@@ -163,71 +162,22 @@ struct TileJob {
   std::vector<std::size_t> queries;  // indices into the caller's query matrix
 };
 
-// Host threads per output vector for sizing and filling the lists (the rows and distances
-// vectors are handled at the same time): half the hardware threads, 1 to 8 of them.
-unsigned host_workers() {
-  return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
-}
-
-// fn(begin, end) over `workers` contiguous parts of [0, count), at the same time.
-template <class F>
-void in_parts(std::size_t count, unsigned workers, const F& fn) {
-  if (workers <= 1 || count < 2) {
-    fn(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::thread> threads;
-  threads.reserve(workers - 1);
-  const auto join = [&threads] {
-    for (auto& t : threads) t.join();
-  };
-  try {
-    for (unsigned w = 1; w < workers; ++w)
-      threads.emplace_back([&fn, count, workers, w] {
-        fn(count * w / workers, count * (w + 1) / workers);
-      });
-  } catch (...) {  // no thread to be had: this one does the rest
-    join();
-    const unsigned started = static_cast<unsigned>(threads.size()) + 1;
-    fn(count * started / workers, count);
-    fn(std::size_t{0}, count / workers);
-    return;
-  }
-  fn(std::size_t{0}, count / workers);
-  join();
-}
-
-// Sizes an output vector to `count` copies of `value`. The lists of large k run to a GB
-// (2^16 queries x k = 1000 x 16 bytes), and faulting in that much fresh memory cost more than
-// the whole device search on the H200 host, so large buffers ask for transparent huge pages and
-// have their pages faulted in by `workers` threads (one byte a page, in the reserved storage)
-// before the single-threaded fill, which then runs over memory that is already mapped.
+// Sizes an output vector to `count` entries without writing them (ListVector), then faults its
+// pages in from `workers` threads while the GPU runs the first tile: the kernel's zeroing of a GB
+// of fresh pages is the costly part of the output, and the copies of the tiles then write into
+// memory that is already mapped (huge pages: list_allocator.hpp).
 template <class V>
-void assign_output(std::vector<V>& out, std::size_t count, V value, unsigned workers) {
-  out.reserve(count);
+void size_output(ListVector<V>& out, std::size_t count, unsigned workers) {
+  out.resize(count);
   const std::size_t bytes = count * sizeof(V);
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  if (bytes >= 4 * kHuge) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const auto begin = reinterpret_cast<std::uintptr_t>(out.data());
-    const std::uintptr_t first = (begin + kHuge - 1) / kHuge * kHuge;
-    const std::uintptr_t last = (begin + bytes) / kHuge * kHuge;
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#endif
-    auto* storage = reinterpret_cast<volatile unsigned char*>(out.data());
-    constexpr std::size_t kPage = 4096;
-    in_parts(bytes / kPage, workers, [storage](std::size_t from, std::size_t to) {
-      for (std::size_t p = from; p < to; ++p) storage[p * kPage] = 0;
-    });
-  }
-  out.assign(count, value);
+  if (bytes >= kHugeListBytes) touch_pages(out.data(), bytes, workers);
 }
 
 // Moves each tile's lists into the result vectors while the GPU works on the next tile: the
 // lists are copied on a copy stream into one of two pinned staging buffers, then host threads
 // (host_workers() per vector, rows and distances at once) copy the queries that are done into the
-// vectors. The vectors are sized (their first touch, the costly part of a GB of output) by as
-// many threads while tile 0 runs.
+// vectors. Large vectors are faulted in (size_output) by as many threads while tile 0 runs;
+// small ones are sized here (an allocation, nothing written).
 // Every query is done in exactly one tile, so concurrent copies never write the same entries.
 class ListWriter {
  public:
@@ -241,11 +191,20 @@ class ListWriter {
       : out_(out), staging_(staging), copy_stream_(copy_stream), workers_(host_workers()) {
     const std::size_t count = out.queries * out.k;
     const unsigned workers = workers_;
+    if (count * sizeof(double) < kHugeListBytes) {
+      out.rows.resize(count);
+      out.distances.resize(count);
+      std::promise<void> ready;
+      ready.set_value();
+      rows_sized_ = ready.get_future().share();
+      distances_sized_ = rows_sized_;
+      return;
+    }
     rows_sized_ = std::async(std::launch::async, [&out, count, workers] {
-                    assign_output<std::int64_t>(out.rows, count, -1, workers);
+                    size_output(out.rows, count, workers);
                   }).share();
     distances_sized_ = std::async(std::launch::async, [&out, count, workers] {
-                         assign_output<double>(out.distances, count, 0.0, workers);
+                         size_output(out.distances, count, workers);
                        }).share();
   }
   ~ListWriter() {
@@ -386,12 +345,18 @@ class CudaEngineImpl final : public CudaKnnEngine {
   CudaKnnTimes times() const override { return times_; }
   void reset_times() override { times_ = {}; }
 
-  KnnFilter filter_for(std::size_t k) const override {
+  KnnFilter filter_for(std::size_t need, std::size_t queries) const override {
     if (tuning_.filter == KnnFilter::gemm && metric_ != cuda::Distance::euclidean)
       throw std::invalid_argument("filter: the GEMM-form filter is euclidean only");
     if (tuning_.filter != KnnFilter::automatic) return tuning_.filter;
-    return cuda::prefer_gemm_filter(metric_, d_, k, n_, sizeof(T) == sizeof(float)) ? KnnFilter::gemm
-                                                                                     : KnnFilter::direct;
+    cuda::FilterShape shape;
+    shape.euclidean = metric_ == cuda::Distance::euclidean;
+    shape.single = sizeof(T) == sizeof(float);
+    shape.queries = queries;
+    shape.rows = n_;
+    shape.features = d_;
+    shape.need = need;
+    return cuda::prefer_gemm_filter(shape) ? KnnFilter::gemm : KnnFilter::direct;
   }
 
   NeighborLists download_device_lists() override {
@@ -427,7 +392,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
     NeighborLists out;
     out.queries = m;
     out.k = k;
-    const bool gemm = filter_for(k + (exclude_self_from ? 1 : 0)) == KnnFilter::gemm;
+    const bool gemm = filter_for(k + (exclude_self_from ? 1 : 0), m) == KnnFilter::gemm;
     gemm_now_ = gemm;
     if (gemm) prepare_gemm();
     if (m == 0) {

@@ -40,8 +40,9 @@ class CudaKnnEngine : public Engine {
  public:
   virtual CudaKnnTimes times() const = 0;
   virtual void reset_times() = 0;
-  // The filter nearest() uses for k (KnnFilter::direct or gemm).
-  virtual KnnFilter filter_for(std::size_t k) const = 0;
+  // The filter nearest() uses for `need` neighbours (k, or k + 1 under leave-one-out) of
+  // `queries` query rows (KnnFilter::direct or gemm).
+  virtual KnnFilter filter_for(std::size_t need, std::size_t queries) const = 0;
   // With lists_on_device: the last nearest()'s lists, copied to the host.
   virtual NeighborLists download_device_lists() = 0;
 };
