@@ -7,7 +7,8 @@
 // vectors of the engine boundary (median_ms), and with the lists left on the device as torch
 // leaves its results (device_median_ms, ordered, same engine settings otherwise). The filter_*
 // shapes force the fused direct or the GEMM-form filter over d (the filter choice's measurements);
-// the fp32gemm_* shapes run the float GEMM filter on full-float cuBLAS instead of TF32.
+// the fp32gemm_* shapes run the float GEMM filter on full-float cuBLAS instead of TF32; small_n:
+// 2^14 x 2^14, k = 10, at d = 2..128 with the automatic choice (the per-call fixed costs).
 //
 //   bench_knn_bench --out knn.csv [--reps 5] [--quick] [--no-scale] [--only NAME[,NAME...]]
 // (--only: just the shapes whose name starts with one of the NAMEs, e.g. target,grid_k)
@@ -135,7 +136,12 @@ int main(int argc, char** argv) {
       {"target_k1000", 64 * K, 256 * K, 8, 1000},
       {"target_d2_k100", K, 1024 * K, 2, 100},
       {"k16384", 4 * K, 256 * K, 8, 16384},
+      // Both filters forced at k = 16384 (the choice takes GEMM in float there; double unmeasured).
+      {"k16384_direct", 4 * K, 256 * K, 8, 16384, false, detail::KnnFilter::direct},
+      {"k16384_gemm", 4 * K, 256 * K, 8, 16384, false, detail::KnnFilter::gemm},
   };
+  // Small problems with the automatic choice (2^14 x 2^14, k = 10): the per-call fixed costs.
+  for (std::size_t d : {2, 4, 8, 16, 32, 64, 128}) shapes.push_back({"small_n", 16 * K, 16 * K, d, 10});
   if (!quick) {
     for (std::size_t n : {16 * K, 64 * K, 256 * K, 1024 * K})
       for (std::size_t d : {2, 8, 32, 128}) {
@@ -205,7 +211,7 @@ int main(int argc, char** argv) {
         }
         // Unordered lists (what prediction asks for: no sort), on the target shapes only.
         std::vector<double> unordered;
-        if (shape.name.rfind("target", 0) == 0 || shape.name.rfind("k16384", 0) == 0)
+        if (shape.name.rfind("target", 0) == 0 || shape.name == "k16384")
           for (int r = 0; r < shape_reps; ++r) {
             const auto start = std::chrono::steady_clock::now();
             engine->nearest(q, shape.k, false, self);

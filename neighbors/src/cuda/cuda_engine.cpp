@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <future>
@@ -44,7 +45,12 @@ namespace {
 using cuda::Row;
 using selection::cuda::Workspace;
 
+// Queries per tile: up to 8192, and up to kTilePairs / n (at most 32768) for small training
+// sets, so that a 2^14 x 2^14 call is one tile (one candidate-count sync, one set of launches)
+// where the per-call fixed costs are a third of the time.
 constexpr std::size_t kMaxQueryTile = 8192;
+constexpr std::size_t kMaxQueryTileSmallRows = 32768;
+constexpr std::size_t kTilePairs = std::size_t{1} << 31;
 constexpr std::size_t kMinCandidates = 2048;  // expected first-pass survivors per query, at least
 constexpr std::size_t kSurvivorsPerNeighbor = 8;
 // The GEMM path re-checks every candidate with a gathered direct distance, while a larger
@@ -63,7 +69,7 @@ enum Slot : std::size_t {
   kSampleIds = kSortFirst + 4, kSampleRows, kOutRows, kOutDistances,
   kQueryNorms, kSampleNorms, kDots, kOutIndex,
 };
-enum HostSlot : std::size_t { kHostCounts, kHostKept };
+enum HostSlot : std::size_t { kHostCounts, kHostKept, kHostQueries, kHostSelf, kHostDest };
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_ALLOC_FAILED)
@@ -111,6 +117,26 @@ void gemm_dots(cublasHandle_t handle, const double* a, std::size_t rows, const d
   check_cublas(cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(rows), int(cols), int(d), &one, a,
                            int(d), b, int(d), &zero, c, int(rows)),
                "cublasDgemm");
+}
+
+// The rows `indices` of `queries` as T, row after row, into `out` (from several threads for
+// large tiles: at d = 128 the conversion was a third of a 2^14-query call). With
+// check_subnormals: returns whether no value is a nonzero subnormal float (no_subnormals).
+template <class T>
+bool gather_queries(const RowMatrix& queries, const std::vector<std::size_t>& indices, std::size_t d, T* out,
+                    bool check_subnormals) {
+  constexpr std::size_t kValuesPerWorker = std::size_t{1} << 17;
+  const std::size_t values = indices.size() * d;
+  const auto workers = static_cast<unsigned>(std::min<std::size_t>(host_workers(), values / kValuesPerWorker + 1));
+  std::atomic<bool> normal{true};
+  in_parts(indices.size(), workers, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double* row = queries.data() + indices[i] * d;
+      std::copy(row, row + d, out + i * d);
+    }
+    if (check_subnormals && !no_subnormals(out + begin * d, (end - begin) * d)) normal = false;
+  });
+  return normal;
 }
 
 class Events {
@@ -426,6 +452,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
         } catch (const selection::cuda::OutOfMemory&) {
           // Free what the tile held and try a smaller tile; give up at one query.
           RF_KNN_CUDA(cudaStreamSynchronize(copy_stream_));  // staging copies read the tile's lists
+          RF_KNN_CUDA(cudaStreamSynchronize(stream_));       // uploads read pinned workspace buffers
           workspace_.release();
           selection_workspace_.release();
           sample_size_ = 0;
@@ -572,7 +599,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
           "GPU out of memory in the kNN engine: one query needs " + std::to_string(per_query) +
           " bytes of device memory (sample " + std::to_string(pass.sample) + " rows, " +
           std::to_string(pass.capacity) + " candidates), the budget is " + std::to_string(budget_));
-    std::size_t tile = std::min({fit, remaining, kMaxQueryTile});
+    const std::size_t most = std::clamp(kTilePairs / n_, kMaxQueryTile, kMaxQueryTileSmallRows);
+    std::size_t tile = std::min({fit, remaining, most});
     if (tuning_.query_tile != 0) tile = std::min(tile, tuning_.query_tile);
     return std::max<std::size_t>(tile, 1);
   }
@@ -604,14 +632,14 @@ class CudaEngineImpl final : public CudaKnnEngine {
                 bool gemm, ListWriter* writer, TileOutcome& outcome) {
     const std::size_t mt = indices.size();
     const std::size_t s = pass.sample, capacity = pass.capacity;
-    std::vector<T> host_queries(mt * d_);
-    std::vector<Row> host_self(self_from ? mt : 0);
-    for (std::size_t i = 0; i < mt; ++i) {
-      const double* row = queries.data() + indices[i] * d_;
-      std::copy(row, row + d_, host_queries.begin() + std::ptrdiff_t(i * d_));
-      if (self_from) host_self[i] = Row(*self_from + indices[i]);
-    }
-    const bool tf32 = gemm && cublas_tf32_ && no_subnormals(host_queries.data(), host_queries.size());
+    // Pinned, so the uploads below are asynchronous: the previous tile's uploads from these
+    // buffers were done before its candidate counts came back (the sync below).
+    T* host_queries = workspace_.host_as<T>(kHostQueries, mt * d_);
+    const bool queries_normal = gather_queries(queries, indices, d_, host_queries, gemm && cublas_tf32_);
+    Row* host_self = self_from ? workspace_.host_as<Row>(kHostSelf, mt) : nullptr;
+    if (self_from)
+      for (std::size_t i = 0; i < mt; ++i) host_self[i] = Row(*self_from + indices[i]);
+    const bool tf32 = gemm && cublas_tf32_ && queries_normal;
     const T tf32_factor = tf32 ? T(cuda::tf32_bound_factor(d_)) : T(0);
     T* d_queries = workspace_.device_as<T>(kQueries, mt * d_);
     const auto dots = [&](const T* rows_of, std::size_t rows, T* into) {
@@ -630,10 +658,10 @@ class CudaEngineImpl final : public CudaKnnEngine {
     auto* d_out_rows = workspace_.device_as<std::int64_t>(kOutRows, mt * k);
     auto* d_out_distances = workspace_.device_as<double>(kOutDistances, mt * k);
 
-    RF_KNN_CUDA(cudaMemcpyAsync(d_queries, host_queries.data(), mt * d_ * sizeof(T),
+    RF_KNN_CUDA(cudaMemcpyAsync(d_queries, host_queries, mt * d_ * sizeof(T),
                                 cudaMemcpyHostToDevice, stream_));
     if (self_from)
-      RF_KNN_CUDA(cudaMemcpyAsync(d_self, host_self.data(), mt * sizeof(Row),
+      RF_KNN_CUDA(cudaMemcpyAsync(d_self, host_self, mt * sizeof(Row),
                                   cudaMemcpyHostToDevice, stream_));
     T* d_query_norms = nullptr;
     if (gemm) {
@@ -711,12 +739,14 @@ class CudaEngineImpl final : public CudaKnnEngine {
     events_.record(4, stream_);
     cuda::keep_within(d_cand_rows, d_cand_distances, d_counts, d_tau, mt, capacity, d_kept_rows,
                       d_kept_distances, d_kept, stream_);
-    auto* kept = workspace_.host_as<unsigned>(kHostKept, mt);
-    RF_KNN_CUDA(cudaMemcpyAsync(kept, d_kept, mt * sizeof(unsigned), cudaMemcpyDeviceToHost,
-                                stream_));
-    RF_KNN_CUDA(cudaStreamSynchronize(stream_));
-    bool ties = false;
-    for (std::size_t i = 0; i < mt; ++i) ties |= done[i] && kept[i] != k;
+    bool ties = false;  // only the unordered mode asks (the ordered one sorts every list)
+    if (!ordered) {
+      auto* kept = workspace_.host_as<unsigned>(kHostKept, mt);
+      RF_KNN_CUDA(cudaMemcpyAsync(kept, d_kept, mt * sizeof(unsigned), cudaMemcpyDeviceToHost,
+                                  stream_));
+      RF_KNN_CUDA(cudaStreamSynchronize(stream_));
+      for (std::size_t i = 0; i < mt; ++i) ties |= done[i] && kept[i] != k;
+    }
     // Ordered: every list sorted; unordered: only lists with ties at the k-th distance (their
     // k smallest rows among the tied ones are the answer), the rest are the k kept as they are.
     if (ordered || ties)
@@ -725,14 +755,15 @@ class CudaEngineImpl final : public CudaKnnEngine {
     if (!writer) {
       // Straight into the whole result on the device, at each query's own place (queries redone
       // later are overwritten then, on the same stream).
-      std::vector<std::uint32_t> dest(indices.begin(), indices.end());
+      // Pinned: the next tile rewrites it only after its own counts sync, when this upload is done.
+      auto* dest = workspace_.host_as<std::uint32_t>(kHostDest, mt);
+      std::copy(indices.begin(), indices.end(), dest);
       auto* d_dest = workspace_.device_as<std::uint32_t>(kOutIndex, mt);
-      RF_KNN_CUDA(cudaMemcpyAsync(d_dest, dest.data(), mt * sizeof(std::uint32_t),
+      RF_KNN_CUDA(cudaMemcpyAsync(d_dest, dest, mt * sizeof(std::uint32_t),
                                   cudaMemcpyHostToDevice, stream_));
       cuda::write_lists(d_kept_rows, d_kept_distances, d_kept, mt, capacity, k, d_dest,
                         device_rows_, device_distances_, stream_);
       events_.record(5, stream_);
-      RF_KNN_CUDA(cudaStreamSynchronize(stream_));  // dest is pageable and goes out of scope
     } else {
       if (last_staged_) RF_KNN_CUDA(cudaStreamWaitEvent(stream_, last_staged_, 0));
       cuda::write_lists(d_kept_rows, d_kept_distances, d_kept, mt, capacity, k, nullptr,

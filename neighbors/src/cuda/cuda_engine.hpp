@@ -13,7 +13,7 @@ namespace robustfit::neighbors::detail {
 enum class KnnFilter { automatic, direct, gemm };
 
 struct CudaKnnTuning {
-  std::size_t query_tile = 0;            // queries per tile; 0: as many as the budget allows (<= 8192)
+  std::size_t query_tile = 0;            // queries per tile; 0: as many as the budget allows (<= 8192; <= 32768 at small n)
   std::size_t train_chunk = 0;           // training rows per filter launch; 0: all
   std::size_t candidates_per_query = 0;  // first-pass candidate capacity; 0: automatic
   std::size_t sample_rows = 0;           // rows of the threshold sample; 0: automatic
