@@ -6,6 +6,7 @@
 #include "driver.hpp"
 #include "engine_factory.hpp"
 #include "host_parallel.hpp"
+#include "list_allocator.hpp"
 
 namespace robustfit::neighbors {
 
@@ -82,10 +83,12 @@ NeighborResult knn_search(const Eigen::MatrixXd& train, const Eigen::MatrixXd& q
   NeighborResult result;
   result.backend = engine->name();
   const auto m = static_cast<Eigen::Index>(lists.queries), k = static_cast<Eigen::Index>(lists.k);
-  // Row-major m x k, the lists' layout: one copy each, spread over threads when large (a GB at
-  // 2^16 queries x k = 1000).
+  // Row-major m x k, the lists' layout: one copy each, onto huge pages and spread over threads
+  // when large (a GB at 2^16 queries x k = 1000).
   result.rows.resize(m, k);
   result.distances.resize(m, k);
+  detail::advise_huge_pages(result.rows.data(), lists.rows.size() * sizeof(std::int64_t));
+  detail::advise_huge_pages(result.distances.data(), lists.distances.size() * sizeof(double));
   const unsigned workers = detail::host_workers();
   detail::copy_in_parts(lists.rows.data(), result.rows.data(), lists.rows.size(), workers);
   detail::copy_in_parts(lists.distances.data(), result.distances.data(), lists.distances.size(), workers);

@@ -48,6 +48,19 @@ void release_list_bytes(void* storage, std::size_t bytes) noexcept {
   ::operator delete(storage);
 }
 
+void advise_huge_pages(void* storage, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < kHugeListBytes) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(storage);
+  const std::uintptr_t first = (begin + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  const std::uintptr_t last = (begin + bytes) / kHugePageBytes * kHugePageBytes;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)storage;
+  (void)bytes;
+#endif
+}
+
 void touch_pages(void* storage, std::size_t bytes, unsigned workers) {
   // 4 KiB steps: correct for either page size (one fault per huge page, the other writes hit it).
   constexpr std::size_t kPage = 4096;

@@ -24,6 +24,11 @@ inline constexpr std::size_t kHugeListBytes = 4 * kHugePageBytes;
 void* allocate_list_bytes(std::size_t bytes);
 void release_list_bytes(void* storage, std::size_t bytes) noexcept;
 
+// Advises the 2 MiB pages inside [storage, storage + bytes) for transparent huge pages, before
+// their first touch (memory allocated elsewhere, e.g. the Eigen result of knn_search); only
+// for bytes >= kHugeListBytes, a no-op elsewhere and where the system has no such advice.
+void advise_huge_pages(void* storage, std::size_t bytes) noexcept;
+
 // Faults in the pages of [storage, storage + bytes) from `workers` threads (one write a page):
 // only for memory whose contents do not matter yet (the write may change them).
 void touch_pages(void* storage, std::size_t bytes, unsigned workers);
