@@ -290,10 +290,10 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
   std::vector<double> gram;
   for_each_batch(static_cast<std::size_t>(betas.cols()), 1, [&](std::size_t begin, std::size_t count) {
     objectives_of_batch(betas, begin, count, h);
-    h_subset_rows(R_.data(), n_, count, t_.data(), below_.data(), h, subset_scratch_.reserve(h_subset_scratch(n_, count)),
-                  rows_.reserve(h * count), stream_);
-    augmented_gram(X_d_.data(), y_d_.data(), n_, p_, rows_.data(), h, count,
-                   gram_scratch_.reserve(augmented_gram_scratch(p_, h, count)), G_.reserve(q * q * count), stream_);
+    int* subset_scratch = subset_scratch_.reserve(h_subset_scratch(n_, count));
+    subset_gram(X_d_.data(), y_d_.data(), R_.data(), n_, p_, count, t_.data(), below_.data(), h, subset_scratch,
+                gram_scratch_.reserve(subset_gram_scratch(n_, p_, count)), G_.reserve(q * q * count), stream_);
+    std::int32_t* d_rows = rows_.reserve(h);  // for the rare QR fallback below, which must not allocate
     gram.resize(q * q * count);
     to_host(objective_before.data() + begin, objective_.data(), count, stream_);
     to_host(gram.data(), G_.data(), gram.size(), stream_);
@@ -309,9 +309,10 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
         continue;
       }
       // Ill-conditioned normal equations: QR on the host's double data from this candidate's
-      // rows (rare).
+      // rows (rare), listed by the same rule as the Gram matrix's.
       std::vector<std::int32_t> rows32(h);
-      to_host(rows32.data(), rows_.data() + c * h, h, stream_);
+      h_subset_rows(R_.data() + c * n_, n_, 1, t_.data() + c, below_.data() + c, h, subset_scratch, d_rows, stream_);
+      to_host(rows32.data(), d_rows, h, stream_);
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       const std::vector<std::size_t> rows(rows32.begin(), rows32.end());
       if (auto beta = detail::ls_on_rows(data_.X, data_.y, rows)) betas.col(col) = *beta;
@@ -412,10 +413,9 @@ void CudaEngine<Scalar>::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen:
     // (ties by row order, as the CPU engine) and their Gram matrices [X 1]^T [X 1].
     trimmed_sums(D, n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)),
                  objective_.reserve(count), below_.reserve(count), stream_);
-    h_subset_rows(D, n_, count, t_.data(), below_.data(), h, subset_scratch_.reserve(h_subset_scratch(n_, count)),
-                  rows_.reserve(h * count), stream_);
-    augmented_gram(X_d_.data(), y_d_.data(), n_, p_, rows_.data(), h, count,
-                   gram_scratch_.reserve(augmented_gram_scratch(p_, h, count)), G_.reserve(q * q * count), stream_);
+    subset_gram(X_d_.data(), y_d_.data(), D, n_, p_, count, t_.data(), below_.data(), h,
+                subset_scratch_.reserve(h_subset_scratch(n_, count)),
+                gram_scratch_.reserve(subset_gram_scratch(n_, p_, count)), G_.reserve(q * q * count), stream_);
     to_host(grams.data() + begin * q * q, G_.data(), q * q * count, stream_);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     clock_.collect();

@@ -49,14 +49,15 @@ template <class Scalar>
 void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t,
                    const std::int64_t* d_below, std::size_t h, int* d_scratch, std::int32_t* d_rows, cudaStream_t stream);
 
-// Augmented Gram matrices of the rows of each column of d_rows: G_j = [X y]_H^T [X y]_H,
-// (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m), accumulated in double.
-// Deterministic (fixed summation order). d_scratch holds augmented_gram_scratch(p, h, m) doubles.
-std::size_t augmented_gram_scratch(std::size_t p, std::size_t h, std::size_t m);
+// Augmented Gram matrices of the h-subsets of h_subset_rows, G_j = [X y]_H^T [X y]_H,
+// (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m), accumulated in double, computed
+// from the values without a row list (contiguous reads of X). d_subset_scratch holds h_subset_scratch(n, m) ints,
+// d_gram_scratch subset_gram_scratch(n, p, m) doubles. Deterministic (fixed summation order).
+std::size_t subset_gram_scratch(std::size_t n, std::size_t p, std::size_t m);
 template <class Scalar>
-void augmented_gram(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
-                    const std::int32_t* d_rows, std::size_t h, std::size_t m, double* d_scratch, double* d_G,
-                    cudaStream_t stream);
+void subset_gram(const Scalar* d_X, const Scalar* d_y, const Scalar* d_R2, std::size_t n, std::size_t p, std::size_t m,
+                 const Scalar* d_t, const std::int64_t* d_below, std::size_t h, int* d_subset_scratch,
+                 double* d_gram_scratch, double* d_G, cudaStream_t stream);
 
 // For columns sorted ascending (n x m): the shortest window of h consecutive values, as its
 // center and half width in double (first such window on ties, as the CPU engine).
