@@ -44,14 +44,15 @@ void write_scenario(const std::filesystem::path& path, const robustfit::data::Sc
 
 int main(int argc, char** argv) {
   std::string ns = "1e4,1e5,1e6", ps = "5,10", write_dir, contamination = "vertical", backend = "cpu",
-              method = "lts", selection = "auto", precision = "double";
+              method = "lts", selection = "auto", precision = "double", mcd = "on";
   double epsilon = 0.2;
   int runs = 3;
   std::size_t subsets = 0;
   const auto usage = [] {
     std::cerr << "usage: bench_lts [--n 1e4,1e5] [--p 5,10] [--eps 0.2] [--runs 3] [--contamination vertical]\n"
                  "                 [--backend cpu|cuda] [--method lts|lms] [--subsets N] [--selection ALG] [--precision double|float]\n"
-                 "                 [--write-data DIR]\n";
+                 "                 [--mcd on|off] [--write-data DIR]\n"
+                 "--mcd off: LTS without the robust distances (FAST-MCD of the predictors, on by default as in fit_lts)\n";
     return 2;
   };
   for (int i = 1; i < argc; i += 2) {
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
     else if (key == "--subsets") subsets = static_cast<std::size_t>(std::stod(value));
     else if (key == "--selection") selection = value;
     else if (key == "--precision") precision = value;
+    else if (key == "--mcd" && (value == "on" || value == "off")) mcd = value;
     else return usage();
   }
   const auto backend_value = robustfit::regression::parse_backend(backend);
@@ -77,7 +79,7 @@ int main(int argc, char** argv) {
   const auto precision_value = robustfit::regression::parse_precision(precision);
   std::cout << "method,backend,selection,n,p,eps,contamination,subsets,threads,runs,median_s,min_s,max_s,"
                "setup_s,subsets_s,objectives_s,csteps_s,finish_s,objective,beta_error,precision,recall,arithmetic,"
-               "residual_gemms_s,selection_s\n";
+               "residual_gemms_s,selection_s,mcd\n";
   for (std::size_t n : parse_list(ns)) {
     for (std::size_t p : parse_list(ps)) {
       robustfit::data::ScenarioSpec spec;
@@ -102,7 +104,11 @@ int main(int argc, char** argv) {
         };
         fit = method_value == robustfit::regression::Method::lms
                   ? robustfit::regression::fit_lms(scenario.X, scenario.y, configured(robustfit::regression::LmsOptions{}))
-                  : robustfit::regression::fit_lts(scenario.X, scenario.y, configured(robustfit::regression::LtsOptions{}));
+                  : robustfit::regression::fit_lts(scenario.X, scenario.y, [&] {
+                      auto options = configured(robustfit::regression::LtsOptions{});
+                      options.mcd = mcd == "on";
+                      return options;
+                    }());
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       }
       std::sort(times.begin(), times.end());
@@ -113,7 +119,7 @@ int main(int argc, char** argv) {
         true_pos += fit.outlier[i] && scenario.planted_outlier[i];
       }
       const auto seconds = [](const std::optional<double>& s) { return s ? std::to_string(*s) : std::string(); };
-      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f,%s,%s,%s\n",
+      std::printf("%s,%s,%s,%zu,%zu,%.2f,%s,%zu,%u,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.10g,%.6g,%.4f,%.4f,%s,%s,%s,%s\n",
                   method.c_str(), fit.backend.c_str(), fit.selection.c_str(), n, p, epsilon, contamination.c_str(),
                   fit.subsets_tried, std::thread::hardware_concurrency(), runs, times[times.size() / 2], times.front(),
                   times.back(), fit.timings.setup_s, fit.timings.subsets_s, fit.timings.objectives_s, fit.timings.csteps_s, fit.timings.finish_s,
@@ -121,7 +127,8 @@ int main(int argc, char** argv) {
                   flagged ? static_cast<double>(true_pos) / static_cast<double>(flagged) : 1.0,
                   planted ? static_cast<double>(true_pos) / static_cast<double>(planted) : 1.0,
                   std::string(robustfit::regression::to_string(fit.precision)).c_str(),
-                  seconds(fit.timings.residuals_s).c_str(), seconds(fit.timings.selection_s).c_str());
+                  seconds(fit.timings.residuals_s).c_str(), seconds(fit.timings.selection_s).c_str(),
+                  method_value == robustfit::regression::Method::lms ? "off" : mcd.c_str());
       std::fflush(stdout);
     }
   }
