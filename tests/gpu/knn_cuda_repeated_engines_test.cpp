@@ -74,9 +74,10 @@ TEST(KnnCudaRepeatedEngines, FreshEnginesAfterPoisonedMemoryAreExactWithoutOverf
           gpu->reset_times();
           detail::NeighborLists got;
           ASSERT_NO_THROW(got = gpu->nearest(queries, k, true, std::nullopt)) << what;
-          // Overflows are possible by chance at k = 1 (threshold: the sample minimum), never
-          // for most of the queries.
-          EXPECT_LE(gpu->times().overflow_queries, m / 20) << what;
+          // Overflows are possible by chance at k = 1 (threshold: the sample minimum; with the
+          // TF32 GEMM filter, taken at n <= 2^14 from d = 2, its widened bound overflows about
+          // 5 % of the queries at d = 2), never for most of the queries.
+          EXPECT_LE(gpu->times().overflow_queries, k == 1 ? m / 10 : m / 20) << what;
           if (precision == Precision::double_precision)
             for (std::size_t q = 0; q < m; q += 409) {
               const auto want = brute_rows(train, queries, q, k);
