@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <span>
@@ -410,49 +411,36 @@ void classical(const Eigen::MatrixXd& X, McdResult& result, const RowReductions&
 }
 
 // p = 1: the exact univariate MCD (robustbase's rfmcduni): the h consecutive order statistics
-// of smallest variance. X holds all rows.
-void univariate_of_all_rows(const Eigen::MatrixXd& X, double factor_raw, McdResult& result) {
+// of smallest variance, by running sums over the values sorted over all parts (ties by row).
+void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, h = result.h;
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return X(idx(a), 0) < X(idx(b), 0); });
+  const Eigen::VectorXd column = X.col(0);
   // Window sums about the median: no cancellation for data far from 0.
-  const double shift = X(idx(order[n / 2]), 0);
-  std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = X(idx(order[i]), 0) - shift;
-  double sum = 0, squares = 0;
-  for (std::size_t i = 0; i < h; ++i) {
-    sum += x[i];
-    squares += x[i] * x[i];
+  const std::size_t middle[] = {n / 2};
+  const double shift = all.kth_smallest_many(column, middle)[0];
+  const VarianceWindowScan scan = all.min_variance_window(column, h, shift);
+  // The window's rows: sorted positions [start, start + h), i.e. the start + h smallest (ties
+  // by row) without the start smallest.
+  std::vector<std::size_t> window = all.smallest_h(column, scan.best_start + h);
+  if (scan.best_start > 0) {
+    const std::vector<std::size_t> before = all.smallest_h(column, scan.best_start);
+    std::vector<std::size_t> rest;
+    std::set_difference(window.begin(), window.end(), before.begin(), before.end(), std::back_inserter(rest));
+    window = std::move(rest);
   }
   const double hd = static_cast<double>(h);
-  double best_ss = squares - sum * sum / hd, best_sum = sum;
-  std::size_t best_start = 0;
-  for (std::size_t s = 1; s + h <= n; ++s) {
-    sum += x[s + h - 1] - x[s - 1];
-    squares += x[s + h - 1] * x[s + h - 1] - x[s - 1] * x[s - 1];
-    const double ss = squares - sum * sum / hd;
-    if (ss < best_ss) {
-      best_ss = ss;
-      best_sum = sum;
-      best_start = s;
-    }
-  }
-  // The winning window's sums again, directly (the running sums drift).
-  const double center = best_sum / hd + shift;
+  const double center = scan.best_sum / hd + shift;
+  // The winning window's sum of squares again, directly (the running sums drift).
   double ss = 0;
-  std::vector<std::size_t> window(order.begin() + static_cast<std::ptrdiff_t>(best_start),
-                                  order.begin() + static_cast<std::ptrdiff_t>(best_start + h));
   for (const std::size_t r : window) ss += (X(idx(r), 0) - center) * (X(idx(r), 0) - center);
-  std::sort(window.begin(), window.end());
+  ss = all.sum(ss);
   result.best_subset = one_based(window);
   result.raw_center = Eigen::VectorXd::Constant(1, center);
   const double raw_variance = factor_raw * ss / hd;  // robustbase: the window's variance with divisor h
   result.raw_covariance = Eigen::MatrixXd::Constant(1, 1, raw_variance);
   // robustbase's criterion: log of the h smallest squared deviations from the center / (h - 1).
-  const Eigen::VectorXd deviations = (X.col(0).array() - center).square();
-  const double trimmed = selection::trimmed_sum_parallel<double>(values_of(deviations), h);
-  result.log_det = std::log(trimmed / std::max(1.0, hd - 1));
+  const Eigen::VectorXd deviations = (column.array() - center).square();
+  result.log_det = std::log(all.trimmed_sum(deviations, h) / std::max(1.0, hd - 1));
   if (std::sqrt(raw_variance) < kExactScale) {
     result.exact_fit = true;
     result.exact_fit_message = "Initial scale 0 because more than 'h' (=" + std::to_string(h) + ") observations are identical.";
@@ -461,39 +449,13 @@ void univariate_of_all_rows(const Eigen::MatrixXd& X, double factor_raw, McdResu
     result.log_det = -std::numeric_limits<double>::infinity();
     result.hyperplane = {1.0};
     result.flagged.clear();
-    for (std::size_t i = 0; i < n; ++i)
-      if (!(std::abs(X(idx(i), 0) - center) < kExactScale)) result.flagged.push_back(i + 1);
+    for (Index i = 0; i < X.rows(); ++i)
+      if (!(std::abs(X(i, 0) - center) < kExactScale)) result.flagged.push_back(static_cast<std::size_t>(i) + 1);
     return;
   }
-  reweight(X, result, RowReductions{}, [&](double sum_w) {
+  reweight(X, result, all, [&](double sum_w) {
     return mcd_consistency(1, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(1, n, result.alpha);
   });
-}
-
-// This part's rows [before, before + local) of a result on all rows: per-row members only.
-void keep_rows_of_part(std::size_t before, std::size_t local, McdResult& result) {
-  const auto b = idx(before), m = idx(local);
-  if (result.distances.size() > 0) result.distances = Eigen::VectorXd(result.distances.segment(b, m));
-  if (result.raw_distances.size() > 0) result.raw_distances = Eigen::VectorXd(result.raw_distances.segment(b, m));
-  for (std::vector<std::size_t>* rows : {&result.flagged, &result.best_subset}) {
-    std::vector<std::size_t> mine;
-    for (const std::size_t row : *rows)  // 1-based
-      if (row > before && row <= before + local) mine.push_back(row - before);
-    *rows = std::move(mine);
-  }
-}
-
-// p = 1 over the parts: the column gathered to every part (n values; the window scan is
-// sequential in sorted order), the one-process scan on it, then this part's rows.
-void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, const RowReductions& all) {
-  if (!all.spans_processes()) {
-    univariate_of_all_rows(X, factor_raw, result);
-    return;
-  }
-  const auto local = static_cast<std::size_t>(X.rows());
-  const std::size_t before = all.before(local);
-  univariate_of_all_rows(all.gathered(X), factor_raw, result);
-  keep_rows_of_part(before, local, result);
 }
 
 // Column medians (the mean of the two middle values for even n, as R's median) and MADs as

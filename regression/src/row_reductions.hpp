@@ -58,6 +58,9 @@ class RowReductions {
   // univariate.hpp's shortest_window_below of `values` over all parts.
   virtual std::optional<ShortestWindow> shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
                                                               double bound) const;
+  // univariate.hpp's VarianceWindowScan over `values` sorted over all parts, minus `shift`, at
+  // its end (FAST-MCD's univariate window; n >= h >= 1 over all parts).
+  virtual VarianceWindowScan min_variance_window(const Eigen::VectorXd& values, std::size_t h, double shift) const;
 };
 
 }  // namespace robustfit::regression::detail
