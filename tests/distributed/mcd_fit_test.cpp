@@ -236,6 +236,38 @@ TEST(DistributedMcdEngine, SubsetGramsAndCStepEqualCpuEngine) {
   }
 }
 
+// A C-step whose distances are NaN on one rank's rows only (an infinite value there, which the
+// engine itself does not check): that rank fails, the others stop with PeerFailure - no rank
+// waits in DIBMS for one that left - and the engine goes on working afterwards.
+TEST(DistributedMcdEngine, NanDistancesOnOneRankStopEveryRank) {
+  namespace detail = robustfit::regression::detail;
+  rd::Communicator comm;
+  const std::size_t n = 60;
+  Eigen::MatrixXd X = contaminated_mcd(n, 2);
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n));
+  const auto [begin, end] = rt::shard_rows("even", n, comm.rank(), comm.size());
+  const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+  Eigen::MatrixXd mine = X.middleRows(b, m);
+  const bool last = comm.rank() == comm.size() - 1;
+  if (last) mine(m - 1, 1) = std::numeric_limits<double>::infinity();  // inf * 0 in the whitening: NaN
+  detail::DistributedEngine engine(comm, mine, ones.segment(b, m));
+  const Eigen::MatrixXd center = Eigen::MatrixXd::Zero(2, 1), whitener = Eigen::MatrixXd::Identity(2, 2);
+  Eigen::MatrixXd grams;
+  try {
+    engine.mcd_c_step(center, whitener, 31, grams);
+    ADD_FAILURE() << "no error on rank " << comm.rank();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(last) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+  } catch (const rd::PeerFailure& e) {
+    EXPECT_FALSE(last);
+    EXPECT_EQ(e.failed_rank(), comm.size() - 1);
+  }
+  detail::DistributedEngine good(comm, X.middleRows(b, m), ones.segment(b, m));
+  good.mcd_c_step(center, whitener, 31, grams);
+  EXPECT_EQ(grams(8, 0), 31.0);
+}
+
 // fit_lts_distributed with the robust distances (mcd = true) against fit_lts: this rank's
 // distances and the cutoff.
 TEST(DistributedLtsFit, RobustDistancesEqualOneProcess) {

@@ -72,13 +72,17 @@ std::vector<double> DistributedEngine::hth_smallest(const std::vector<Eigen::Vec
   std::vector<double> out;
   for (std::size_t first = 0; first < m; first += batch_) {
     const std::size_t last = std::min(m, first + batch_);
-    std::vector<std::unique_ptr<distributed::LocalShard>> owned;
+    // A NaN (an overflow on this rank's rows) fails the shard here only: agreed, so that no
+    // rank waits in DIBMS's collectives for one that left.
+    std::vector<std::unique_ptr<distributed::LocalShard>> owned = comm_.agree([&] {
+      std::vector<std::unique_ptr<distributed::LocalShard>> made;
+      for (std::size_t j = first; j < last; ++j)
+        made.push_back(distributed::make_cpu_local_shard<double>(
+            std::span<const double>(values[j].data(), static_cast<std::size_t>(values[j].size()))));
+      return made;
+    });
     std::vector<distributed::LocalShard*> shards;
-    for (std::size_t j = first; j < last; ++j) {
-      owned.push_back(distributed::make_cpu_local_shard<double>(
-          std::span<const double>(values[j].data(), static_cast<std::size_t>(values[j].size()))));
-      shards.push_back(owned.back().get());
-    }
+    for (const auto& shard : owned) shards.push_back(shard.get());
     const std::vector<std::vector<std::uint64_t>> ks(last - first, std::vector<std::uint64_t>{h - 1});
     for (const std::vector<double>& t : distributed::dibms_select_batched(comm_, shards, ks, dibms_)) out.push_back(t[0]);
   }

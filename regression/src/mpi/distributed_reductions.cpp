@@ -53,8 +53,10 @@ Eigen::MatrixXd DistributedReductions::stacked(const Eigen::MatrixXd& local) con
 }
 
 std::vector<double> DistributedReductions::select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const {
-  const auto shard = distributed::make_cpu_local_shard<double>(
-      std::span<const double>(values.data(), static_cast<std::size_t>(values.size())));
+  // A NaN on this rank fails here only: agreed, so that no rank waits for it in DIBMS.
+  const auto shard = comm_.agree([&] {
+    return distributed::make_cpu_local_shard<double>(std::span<const double>(values.data(), static_cast<std::size_t>(values.size())));
+  });
   return distributed::dibms_select(comm_, *shard, ks);
 }
 
