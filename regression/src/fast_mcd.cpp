@@ -430,9 +430,13 @@ void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, 
   }
   const double hd = static_cast<double>(h);
   const double center = scan.best_sum / hd + shift;
-  // The winning window's sum of squares again, directly (the running sums drift).
+  // The winning window's sum of squares again, directly (the running sums drift), in sorted
+  // order as robustbase sums it (one process: bit for bit its former sum).
+  std::vector<double> in_window;
+  for (const std::size_t r : window) in_window.push_back(X(idx(r), 0));
+  std::sort(in_window.begin(), in_window.end());
   double ss = 0;
-  for (const std::size_t r : window) ss += (X(idx(r), 0) - center) * (X(idx(r), 0) - center);
+  for (const double v : in_window) ss += (v - center) * (v - center);
   ss = all.sum(ss);
   result.best_subset = one_based(window);
   result.raw_center = Eigen::VectorXd::Constant(1, center);
