@@ -1,7 +1,7 @@
 #pragma once
-// What the input checks and the finish (finish.cpp, design_matrix.cpp) need from all rows of
-// the data when a process may hold only some of them: sums, extremes, stacked QR factors and a
-// few order statistics. This base class is one process holding every row (each call is the
+// What the input checks, the finish (finish.cpp, design_matrix.cpp) and FAST-MCD (fast_mcd.cpp)
+// need from all rows of the data when a process may hold only some of them: sums, extremes,
+// stacked QR factors, a few order statistics and the univariate MCD's window. This base class is one process holding every row (each call is the
 // identity or the single-process code); the distributed one (src/mpi/) reduces over the ranks
 // of an MPI job, each holding a contiguous block of rows. So the estimators' statistics are
 // written once, over "this part's rows plus the reductions".
