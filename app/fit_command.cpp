@@ -64,10 +64,10 @@ and where no GPU is usable.
 
 Under mpirun (mpirun -np N robust-fit fit ...) each rank reads only its own part of DATA.csv,
 or its own file with --shard-files, and the ranks run LTS together with the rows where they
-were read: the same seed gives the same fit as one process (LTS; --method lms and ls too). The
-robust distances (FAST-MCD) are not computed there (as --no-mcd); --residuals is written by the
-ranks in turn into one file; --plot, --precision float and a --backend other than cpu are
-refused (docs/DISTRIBUTED.md).
+were read: the same seed gives the same fit as one process (LTS, with its robust distances by
+FAST-MCD across the ranks; --method lms and ls too); --residuals is written by the ranks in turn
+into one file; --plot, --precision float and a --backend other than cpu are refused
+(docs/DISTRIBUTED.md).
 
 Options)";
 

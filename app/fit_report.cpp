@@ -1,5 +1,6 @@
 #include "fit_report.hpp"
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -170,9 +171,10 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
                     context.distributed ? context.distributed->kept_rows : static_cast<std::size_t>(fit.weights.sum()));
   }
   const auto classes = regression::outlier_map(fit);
-  if (!classes.empty()) {
-    std::size_t counts[4] = {0, 0, 0, 0};
-    for (auto c : classes) ++counts[static_cast<int>(c)];
+  std::array<std::size_t, 4> counts{};
+  for (auto c : classes) ++counts[static_cast<std::size_t>(c)];
+  if (context.distributed) counts = context.distributed->outlier_class_counts;
+  if (context.distributed ? context.distributed->has_robust_distances : !classes.empty()) {
     out << "\noutlier map (robust distance cutoff " << number(fit.rd_cutoff) << ", residual cutoff 2.5): " << counts[0]
         << " regular, " << counts[1] << (counts[1] == 1 ? " vertical outlier, " : " vertical outliers, ") << counts[2]
         << " good leverage, " << counts[3]
@@ -228,13 +230,14 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["f_p_value"] = inference.f_p_value ? number_or_null(*inference.f_p_value) : nlohmann::ordered_json(nullptr);
   j["outliers"] = outlier_rows(fit, context);
   // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run.
-  if (fit.robust_distances.empty()) {
+  if (context.distributed ? !context.distributed->has_robust_distances : fit.robust_distances.empty()) {
     j["robust_distances"] = j["rd_cutoff"] = j["outlier_map"] = nullptr;
   } else {
-    j["robust_distances"] = fit.robust_distances;
+    j["robust_distances"] = context.distributed ? context.distributed->robust_distances : fit.robust_distances;
     j["rd_cutoff"] = fit.rd_cutoff;
     nlohmann::ordered_json classes = nlohmann::ordered_json::array();
-    for (auto c : regression::outlier_map(fit)) classes.push_back(std::string(regression::to_string(c)));
+    for (auto c : context.distributed ? context.distributed->outlier_classes : regression::outlier_map(fit))
+      classes.push_back(std::string(regression::to_string(c)));
     j["outlier_map"] = std::move(classes);
   }
   j["best_subset"] = best;
@@ -312,16 +315,22 @@ std::string residuals_csv_rows(const regression::FitResult& fit, const FitContex
   const data::Design& design = *context.design;
   std::string text;
   char buffer[32];
+  const bool distances = !fit.robust_distances.empty();
+  const auto classes = regression::outlier_map(fit);
   for (Eigen::Index r = 0; r < fit.residuals.size(); ++r) {
-    const double values[] = {static_cast<double>(design.data_rows[static_cast<std::size_t>(r)]), fit.fitted(r), fit.residuals(r),
-                             fit.standardized_residuals(r), fit.weights(r), fit.outlier[static_cast<std::size_t>(r)] ? 1.0 : 0.0};
-    for (std::size_t c = 0; c < std::size(values); ++c) {
+    const auto i = static_cast<std::size_t>(r);
+    const double values[] = {static_cast<double>(design.data_rows[i]), fit.fitted(r), fit.residuals(r),
+                             fit.standardized_residuals(r), fit.weights(r), fit.outlier[i] ? 1.0 : 0.0,
+                             distances ? fit.robust_distances[i] : 0.0};
+    const std::size_t columns = distances ? std::size(values) : std::size(values) - 1;
+    for (std::size_t c = 0; c < columns; ++c) {
       const double value = values[c];
       if (std::isnan(value)) text += "NaN";
       else if (std::isinf(value)) text += value > 0 ? "Inf" : "-Inf";
       else text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
-      text += c + 1 < std::size(values) ? ',' : '\n';
+      text += c + 1 < columns || distances ? ',' : '\n';
     }
+    if (distances) (text += regression::to_string(classes[i])) += '\n';
   }
   return text;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Presenting a fit: a table for people, JSON for programs, a per-row residuals CSV.
 // A library of its own (robustfit_fit_report) that the CLI and the Python module link.
+#include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -9,6 +10,7 @@
 
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/fit_result.hpp"
+#include "robustfit/regression/outlier_map.hpp"
 
 namespace robustfit::app {
 
@@ -20,6 +22,13 @@ struct DistributedRows {
   std::vector<std::size_t> outlier_rows;       // 1-based data rows over all ranks, ascending
   std::vector<std::size_t> best_subset_rows;   // the same for the raw fit's h-subset
   std::size_t kept_rows = 0;                   // rows of weight 1 over all ranks
+  // The robust distances (FAST-MCD): whether the fit has them (rank 0 may hold no rows), the
+  // outlier map's class counts over all ranks (the table), and every row's distance and class
+  // in row order (JSON only).
+  bool has_robust_distances = false;
+  std::array<std::size_t, 4> outlier_class_counts{};
+  std::vector<double> robust_distances;
+  std::vector<regression::OutlierClass> outlier_classes;
 };
 
 struct FitContext {
@@ -38,8 +47,11 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
 // when the fit has robust distances, robust_distance and class (the outlier map's, as text).
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,
                          const FitContext& context);
-// The rows of that CSV without robust distances (no header), for writing it in parts.
+// The rows of that CSV (no header), for writing it in parts: with the robust distances and the
+// outlier map's class when the fit has them.
 std::string residuals_csv_rows(const regression::FitResult& fit, const FitContext& context);
 inline constexpr const char* kResidualsCsvHeader = "row,fitted,residual,std_residual,weight,outlier\n";
+inline constexpr const char* kResidualsCsvHeaderWithDistances =
+    "row,fitted,residual,std_residual,weight,outlier,robust_distance,class\n";
 
 }  // namespace robustfit::app

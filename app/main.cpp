@@ -77,8 +77,8 @@ int dispatch(const std::vector<std::string>& all) {
   for (const auto& command : kCommands) {
     if (all[0] != command.name) continue;
 #ifdef ROBUSTFIT_WITH_MPI
-    if (mpi_world() != nullptr && command.name != "select" && command.name != "fit")
-      throw UsageError(std::string(command.name) + " does not run distributed yet (only select and fit do); run it without mpirun");
+    if (mpi_world() != nullptr && command.name != "select" && command.name != "fit" && command.name != "mcd")
+      throw UsageError(std::string(command.name) + " does not run distributed yet (only select, fit and mcd do); run it without mpirun");
 #endif
     return command.run(rest, Stage::run);
   }

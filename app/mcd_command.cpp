@@ -1,13 +1,12 @@
 // robust-fit mcd: robust location, scatter and distances of CSV columns (FAST-MCD, as
 // robustbase::covMcd).
-#include <iomanip>
 #include <iostream>
 #include <optional>
-#include <nlohmann/json.hpp>
 
 #include "backend_choice.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "mcd_report.hpp"
 #include "options_util.hpp"
 #include "progress_line.hpp"
 #include "robustfit/data/csv.hpp"
@@ -15,6 +14,10 @@
 #include "robustfit/regression/estimators.hpp"
 #include "robustfit/regression/mcd.hpp"
 #include "robustfit/selection/gpu.hpp"
+#ifdef ROBUSTFIT_WITH_MPI
+#include "mpi_mcd.hpp"
+#include "mpi_run.hpp"
+#endif
 
 namespace po = boost::program_options;
 
@@ -32,6 +35,10 @@ subsamples for n >= 600), consistency and small-sample factors, one reweighting 
 robust distance sqrt(mah) and the rows flagged (distance >= sqrt(qchisq(0.975, p))). When more
 than h rows lie on a hyperplane (a constant column, say) the scatter is singular: the output
 says so as robustbase does, with the hyperplane, and flags the rows off it.
+
+Under mpirun (mpirun -np N robust-fit mcd ...) each rank reads only its own part of DATA.csv
+and the ranks run FAST-MCD together with the rows where they were read: the same seed gives
+the same estimate as one process, printed once; --backend is cpu or auto (docs/DISTRIBUTED.md).
 
 Options)";
 
@@ -57,112 +64,6 @@ po::options_description mcd_options(McdArguments& a) {
   return options;
 }
 
-// The used columns as an n x p matrix and the data-row number of each row. make_design takes
-// the first column as its "response" so that missing cells are dropped from all columns at once.
-data::Design read_columns(const data::Table& table, const std::vector<std::string>& columns, bool drop_missing) {
-  data::DesignOptions options;
-  options.response = columns.front();
-  options.drop_missing = drop_missing;
-  if (columns.size() == 1) {
-    const data::ColumnData column = data::numeric_column(table, columns.front(), drop_missing);
-    data::Design design;
-    design.X = Eigen::Map<const Eigen::VectorXd>(column.values.data(), static_cast<Eigen::Index>(column.values.size()));
-    design.predictors = columns;
-    design.data_rows = column.data_rows;
-    design.dropped_rows = column.dropped_rows;
-    return design;
-  }
-  options.predictors.assign(columns.begin() + 1, columns.end());
-  data::Design design = data::make_design(table, options);
-  Eigen::MatrixXd X(design.X.rows(), design.X.cols() + 1);
-  X << design.y, design.X;
-  design.X = std::move(X);
-  design.predictors = columns;
-  return design;
-}
-
-std::vector<double> as_vector(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
-
-std::vector<std::vector<double>> rows_of(const Eigen::MatrixXd& m) {
-  std::vector<std::vector<double>> rows;
-  for (Eigen::Index i = 0; i < m.rows(); ++i) rows.push_back(as_vector(m.row(i).transpose()));
-  return rows;
-}
-
-// 1-based positions among the used rows -> data-row numbers of the file.
-std::vector<std::size_t> data_rows_of(const std::vector<std::size_t>& positions, const data::Design& design) {
-  std::vector<std::size_t> rows;
-  for (std::size_t r : positions) rows.push_back(design.data_rows[r - 1]);
-  return rows;
-}
-
-void print_json(std::ostream& out, const regression::McdResult& r, const data::Design& design, const std::string& file,
-                std::uint64_t seed) {
-  nlohmann::ordered_json j;
-  j["data"] = file;
-  j["method"] = "mcd";
-  j["columns"] = design.predictors;
-  j["n"] = r.n;
-  j["p"] = r.p;
-  j["h"] = r.h;
-  j["alpha"] = r.alpha;
-  j["seed"] = seed;
-  j["backend"] = r.backend;
-  j["exact_fit"] = r.exact_fit;
-  if (r.exact_fit) {
-    j["exact_fit_message"] = r.exact_fit_message;
-    j["hyperplane"] = r.hyperplane;
-  }
-  j["log_det"] = std::isfinite(r.log_det) ? nlohmann::ordered_json(r.log_det) : nlohmann::ordered_json(nullptr);
-  j["center"] = as_vector(r.center);
-  j["covariance"] = rows_of(r.covariance);
-  j["raw_center"] = as_vector(r.raw_center);
-  j["raw_covariance"] = rows_of(r.raw_covariance);
-  j["cutoff"] = r.cutoff;
-  j["distances"] = as_vector(r.distances);
-  j["raw_distances"] = as_vector(r.raw_distances);
-  j["flagged"] = data_rows_of(r.flagged, design);
-  j["best_subset"] = data_rows_of(r.best_subset, design);
-  j["data_rows"] = design.data_rows;
-  out << j.dump(2) << "\n";
-}
-
-void print_table(std::ostream& out, const regression::McdResult& r, const data::Design& design, const std::string& file) {
-  out << "MCD (FAST-MCD, robustbase::covMcd defaults) on " << file << ": n = " << r.n << ", p = " << r.p
-      << ", h = " << r.h << " (alpha = " << r.alpha << "), backend " << r.backend << "\n";
-  if (r.exact_fit) out << "\nExact fit: " << r.exact_fit_message << "\n";
-  const auto& names = design.predictors;
-  std::size_t width = 12;
-  for (const auto& name : names) width = std::max(width, name.size() + 2);
-  out << std::setprecision(6);
-  out << "\nLocation (reweighted)\n";
-  for (std::size_t j = 0; j < names.size(); ++j)
-    out << "  " << std::left << std::setw(static_cast<int>(width)) << names[j] << std::right << std::setw(14)
-        << r.center(static_cast<Eigen::Index>(j)) << "\n";
-  out << "\nScatter (reweighted)\n  " << std::setw(static_cast<int>(width)) << "";
-  for (const auto& name : names) out << std::setw(static_cast<int>(std::max<std::size_t>(14, name.size() + 2))) << name;
-  out << "\n";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    out << "  " << std::left << std::setw(static_cast<int>(width)) << names[i] << std::right;
-    for (std::size_t j = 0; j < names.size(); ++j)
-      out << std::setw(static_cast<int>(std::max<std::size_t>(14, names[j].size() + 2)))
-          << r.covariance(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
-    out << "\n";
-  }
-  if (!r.exact_fit) out << "\nlog det of the best h-subset's covariance: " << r.log_det << "\n";
-  out << "Robust distance cutoff sqrt(qchisq(0.975, " << r.p << ")) = " << r.cutoff << "\n";
-  const auto flagged = data_rows_of(r.flagged, design);
-  out << "Flagged rows (" << flagged.size() << " of " << r.n << "):";
-  for (std::size_t row : flagged) out << " " << row;
-  out << "\n";
-  if (!r.exact_fit && r.n <= 200) {
-    out << "\n  row    distance\n";
-    for (std::size_t i = 0; i < r.n; ++i)
-      out << std::setw(5) << design.data_rows[i] << std::setw(12) << r.distances(static_cast<Eigen::Index>(i))
-          << (r.distances(static_cast<Eigen::Index>(i)) >= r.cutoff ? "  *" : "") << "\n";
-  }
-}
-
 }  // namespace
 
 int run_mcd(const std::vector<std::string>& args, Stage stage) {
@@ -178,6 +79,17 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
   o.alpha = parse_number("alpha", a.alpha_text, 0.5, 1);
   o.subsets = parse_integer("subsets", a.subsets_text, 1);
   o.seed = parse_integer("seed", a.seed_text);
+#ifdef ROBUSTFIT_WITH_MPI
+  if (distributed::Communicator* comm = mpi_world()) {
+    if (a.backend != "auto" && a.backend != "cpu")
+      throw UsageError("--backend " + a.backend + ": under mpirun each rank computes on the CPU for now (auto or cpu)");
+    const OutputFormat format = parse_output_format(a.output);
+    std::vector<std::string> columns;
+    if (vm.count("columns")) columns = split_list(a.columns, "columns");
+    if (stage == Stage::parse) return kExitOk;
+    return run_mcd_distributed(*comm, a.data_file, columns, a.drop_missing, o, format);
+  }
+#endif
   const BackendChoice choice = choose_backend(a.backend, "selection", "auto", selection::Use::batched,
                                               regression::cuda_backend_available(), selection::cuda_device_description());
   o.backend = estimator_backend(choice, a.backend);
@@ -191,7 +103,7 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
   const data::Table table = data::read_csv(a.data_file);
   if (columns.empty())
     for (const auto& column : table.columns) columns.push_back(column.name);
-  const data::Design design = read_columns(table, columns, a.drop_missing);
+  const data::Design design = read_mcd_columns(table, columns, a.drop_missing);
   if (design.dropped_rows > 0)
     std::cerr << "robust-fit: note: dropped " << design.dropped_rows << " of " << table.rows()
               << " rows with missing or non-finite values (--drop-missing)\n";
@@ -208,10 +120,11 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
       throw data::DataError(a.data_file + ": " + e.what());
     }
   }
+  const McdRows rows = mcd_rows_of(result, design);
   if (format == OutputFormat::json)
-    print_json(std::cout, result, design, a.data_file, o.seed);
+    print_mcd_json(std::cout, result, rows, design.predictors, a.data_file, o.seed);
   else
-    print_table(std::cout, result, design, a.data_file);
+    print_mcd_table(std::cout, result, rows, design.predictors, a.data_file);
   return kExitOk;
 }
 

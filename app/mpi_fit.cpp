@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <fstream>
 #include <iostream>
@@ -65,12 +66,37 @@ std::vector<std::size_t> gather_rows(distributed::Communicator& comm, const std:
   return {all.begin(), all.end()};
 }
 
+// The robust distances' part of the report (rank 0 may hold no rows): whether there are any,
+// the outlier map's class counts over all ranks, and, for JSON only, every row's distance and
+// class gathered to rank 0 (one process prints them all).
+void gather_robust_distances(distributed::Communicator& comm, const regression::FitResult& fit, bool json,
+                             DistributedRows& rows) {
+  rows.has_robust_distances = comm.all_reduce_max(fit.robust_distances.empty() ? 0 : 1) == 1;
+  if (!rows.has_robust_distances) return;
+  const std::vector<regression::OutlierClass> classes = regression::outlier_map(fit);
+  std::array<std::uint64_t, 4> counts{};
+  for (const auto c : classes) ++counts[static_cast<std::size_t>(c)];
+  comm.all_reduce_sum(counts);
+  std::copy(counts.begin(), counts.end(), rows.outlier_class_counts.begin());
+  if (!json) return;
+  std::vector<std::uint64_t> mine;
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    mine.push_back(std::bit_cast<std::uint64_t>(fit.robust_distances[i]));
+    mine.push_back(static_cast<std::uint64_t>(classes[i]));
+  }
+  const std::vector<std::uint64_t> all = comm.gather(mine, 0);
+  for (std::size_t i = 0; i + 1 < all.size(); i += 2) {
+    rows.robust_distances.push_back(std::bit_cast<double>(all[i]));
+    rows.outlier_classes.push_back(static_cast<regression::OutlierClass>(all[i + 1]));
+  }
+}
+
 // The ranks append their rows in rank order to one file (rank 0 creates it with the header):
 // the file one process writes. Needs the path on a file system every rank sees.
 void write_residuals_in_turn(distributed::Communicator& comm, const std::string& path, const regression::FitResult& fit,
                              const FitContext& context) {
-  const std::string text = (comm.rank() == 0 ? std::string(kResidualsCsvHeader) : std::string()) +
-                           residuals_csv_rows(fit, context);
+  const char* header = context.distributed->has_robust_distances ? kResidualsCsvHeaderWithDistances : kResidualsCsvHeader;
+  const std::string text = (comm.rank() == 0 ? std::string(header) : std::string()) + residuals_csv_rows(fit, context);
   for (int turn = 0; turn < comm.size(); ++turn) {
     comm.agree([&] {
       if (comm.rank() != turn) return;
@@ -107,8 +133,6 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
     if (part.dropped > 0)
       std::cerr << "robust-fit: note: dropped " << part.dropped << " of " << part.n + part.dropped
                 << " rows with missing or non-finite values (--drop-missing)\n";
-    if (!a.no_mcd && method == regression::Method::lts)
-      std::cerr << "robust-fit: note: under mpirun the robust distances (FAST-MCD) are not computed, as with --no-mcd\n";
   }
   try {
     regression::check_design_distributed(comm, design.X, design.y, !a.no_intercept, design.predictors);
@@ -121,7 +145,7 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   o.intercept = !a.no_intercept;
   if (a.subsets) o.subsets = *a.subsets;
   o.seed = a.seed;
-  o.mcd = false;
+  o.mcd = !a.no_mcd;
   // The fit's own errors (h out of range, a rank-deficient reweighted design) are decided alike
   // on every rank; running out of memory on one rank is not: that rank says so and ends the job,
   // as the others would wait for it in a collective.
@@ -152,6 +176,7 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   rows.outlier_rows = gather_rows(comm, data_rows_of(design, outliers));
   if (format == OutputFormat::json) rows.best_subset_rows = gather_rows(comm, data_rows_of(design, result.best_subset));
   rows.kept_rows = comm.all_reduce_sum(static_cast<std::uint64_t>(result.weights.sum()));
+  gather_robust_distances(comm, result, format == OutputFormat::json, rows);
   rows.bytes = comm.bytes();
   const FitContext context{source, &design, a.alpha, a.seed, &rows};
   if (comm.rank() == 0) {

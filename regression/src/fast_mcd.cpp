@@ -5,11 +5,14 @@
 // convergence; then the raw estimate with its consistency and small-sample factors, one
 // reweighting step and the robust distances. The search runs on the data standardized by
 // column medians and MADs (as robustbase does), estimates are reported in the data's units.
+// Written once for one process and for rows spread over MPI ranks (mcd_fit.hpp): every pass
+// over all rows is this part's rows plus a reduction over the parts (row_reductions.hpp).
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <span>
@@ -22,6 +25,7 @@
 #include "design_matrix.hpp"
 #include "engine_factory.hpp"
 #include "mcd_consistency.hpp"
+#include "mcd_fit.hpp"
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "robustfit/regression/mcd.hpp"
@@ -66,24 +70,25 @@ Moments moments_of_gram(const double* gram, std::size_t p) {
   return m;
 }
 
-// Mean and covariance (two-pass) of the given rows of X (sorted; all rows when `rows` is
-// empty), in parallel over fixed row chunks, partial sums added in chunk order.
-Moments moments_of_rows(const Eigen::MatrixXd& X, std::span<const std::size_t> rows) {
+// Mean and covariance (two-pass) of the given rows of this part's X (sorted; all its rows when
+// `rows` is null) together with the other parts' (`all`), in parallel over fixed row chunks,
+// partial sums added in chunk order, then over the parts.
+Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>* rows, const RowReductions& all) {
   const auto n = static_cast<std::size_t>(X.rows());
   const Index p = X.cols();
   const std::size_t chunks = common::row_chunk_count(n);
   // The chunk's rows: [first[c], first[c+1]) of `rows`, or its whole range.
   std::vector<std::size_t> first(chunks + 1);
   for (std::size_t c = 0; c <= chunks; ++c)
-    first[c] = rows.empty() ? common::row_chunk_begin(n, c)
-                            : static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), common::row_chunk_begin(n, c)) - rows.begin());
-  const std::size_t count = rows.empty() ? n : rows.size();
+    first[c] = rows == nullptr ? common::row_chunk_begin(n, c)
+                               : static_cast<std::size_t>(std::lower_bound(rows->begin(), rows->end(), common::row_chunk_begin(n, c)) - rows->begin());
+  const std::size_t count = all.total(rows == nullptr ? n : rows->size());
   auto gather = [&](std::size_t c) {
     Eigen::MatrixXd A(idx(first[c + 1] - first[c]), p);
-    if (rows.empty()) {
+    if (rows == nullptr) {
       A = X.middleRows(idx(first[c]), A.rows());
     } else {
-      for (Index i = 0; i < A.rows(); ++i) A.row(i) = X.row(idx(rows[first[c] + static_cast<std::size_t>(i)]));
+      for (Index i = 0; i < A.rows(); ++i) A.row(i) = X.row(idx((*rows)[first[c] + static_cast<std::size_t>(i)]));
     }
     return A;
   };
@@ -92,6 +97,7 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, std::span<const std::size_t> r
   Moments m;
   m.center = Eigen::VectorXd::Zero(p);
   for (const auto& sum : sums) m.center += sum;
+  all.sum(std::span<double>(m.center.data(), static_cast<std::size_t>(p)));
   m.center /= static_cast<double>(count);
   std::vector<Eigen::MatrixXd> products(chunks);
   common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
@@ -102,6 +108,7 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, std::span<const std::size_t> r
   });
   Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(p, p);
   for (const auto& product : products) lower += product;
+  all.sum(std::span<double>(lower.data(), static_cast<std::size_t>(lower.size())));
   m.covariance = lower.selfadjointView<Eigen::Lower>();
   m.covariance /= static_cast<double>(count - 1);
   return m;
@@ -159,12 +166,14 @@ struct Hyperplane {
   std::size_t variable = 0;  // code 3: the variable (0-based)
   Eigen::VectorXd normal;    // a, in the units of the data it was found in
   Eigen::VectorXd center;
-  std::vector<std::size_t> rows;  // the rows on it
+  std::vector<std::size_t> rows;  // this part's rows on it
+  std::size_t count = 0;          // the rows on it over all parts
 };
 
 // The rows of X on the hyperplane through `center` along the smallest principal axis of
-// `covariance` (its normal).
-Hyperplane hyperplane_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& center, const Eigen::MatrixXd& covariance) {
+// `covariance` (its normal), counted over all parts.
+Hyperplane hyperplane_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& center, const Eigen::MatrixXd& covariance,
+                         const RowReductions& all) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(covariance);
   Hyperplane plane;
   plane.normal = eigen.eigenvectors().col(0);
@@ -175,13 +184,15 @@ Hyperplane hyperplane_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& center
   const Eigen::VectorXd distance = ((X.rowwise() - center.transpose()) * plane.normal).cwiseAbs();
   for (Index i = 0; i < X.rows(); ++i)
     if (distance(i) < kOnHyperplane) plane.rows.push_back(static_cast<std::size_t>(i));
+  plane.count = all.total(plane.rows.size());
   return plane;
 }
 
 // FAST-MCD's operations for the shared search.
 class McdSteps {
  public:
-  McdSteps(const Eigen::MatrixXd& Z, std::size_t h) : Z_(Z), h_(h), pivot_(singular_pivot(static_cast<std::size_t>(Z.cols()))) {}
+  McdSteps(const Eigen::MatrixXd& Z, std::size_t h, const RowReductions& all)
+      : Z_(Z), h_(h), pivot_(singular_pivot(static_cast<std::size_t>(Z.cols()))), all_(all) {}
 
   Candidates starts(Engine& engine, Random& random, std::size_t count, bool& exhaustive) {
     const std::size_t n = engine.rows(), p = engine.cols();
@@ -272,18 +283,20 @@ class McdSteps {
   }
 
   // A singular h-subset: an exact fit when at least h rows of the whole data lie on its plane.
+  // Every part gets here alike (the Gram matrices are reduced), so the count is a collective.
   void note_singular(const Moments& m) {
     if (exact_fit_) return;
-    Hyperplane plane = hyperplane_of(Z_, m.center, m.covariance);
-    if (plane.rows.size() >= h_) {
+    Hyperplane plane = hyperplane_of(Z_, m.center, m.covariance, all_);
+    if (plane.count >= h_) {
       plane.code = 2;
       exact_fit_ = std::move(plane);
     }
   }
 
-  const Eigen::MatrixXd& Z_;  // the whole (standardized) data
+  const Eigen::MatrixXd& Z_;  // this part's rows of the (standardized) data
   std::size_t h_;
   double pivot_;
+  const RowReductions& all_;
   std::optional<Hyperplane> exact_fit_;
 };
 
@@ -302,7 +315,7 @@ std::string hyperplane_message(const Hyperplane& plane, std::size_t h, std::size
   if (plane.code == 3)
     message = "The " + std::to_string(h) + "-th order statistic of the absolute deviation of variable " +
               std::to_string(plane.variable + 1) + " is zero. ";
-  message += "There are " + std::to_string(plane.rows.size()) + " observations (in the entire dataset of " +
+  message += "There are " + std::to_string(plane.count) + " observations (in the entire dataset of " +
              std::to_string(n) + " obs.) lying on the ";
   if (p <= 3) {
     message += p == 2 ? "line" : p == 3 ? "plane" : "point";
@@ -327,10 +340,11 @@ std::vector<std::size_t> one_based(std::vector<std::size_t> rows) {
 
 // An exact fit: the mean and (corrected) covariance of the rows on the hyperplane; the rows
 // off it are flagged.
-void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double factor_raw, McdResult& result) {
+void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double factor_raw, McdResult& result,
+                        const RowReductions& all) {
   // Fewer than 2 rows within 1e-8 of a plane of singular data (data of large magnitude): the
   // moments of all rows rather than of none.
-  const Moments on = moments_of_rows(X, plane.rows.size() >= 2 ? std::span<const std::size_t>(plane.rows) : std::span<const std::size_t>());
+  const Moments on = moments_of_rows(X, plane.count >= 2 ? &plane.rows : nullptr, all);
   result.exact_fit = true;
   result.exact_fit_message = hyperplane_message(plane, result.h, result.n);
   result.hyperplane.assign(plane.normal.data(), plane.normal.data() + plane.normal.size());
@@ -339,27 +353,30 @@ void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double facto
   result.log_det = -std::numeric_limits<double>::infinity();
   result.distances.resize(0);
   result.raw_distances.resize(0);
-  std::vector<bool> is_on(result.n, false);
+  const auto local = static_cast<std::size_t>(X.rows());
+  std::vector<bool> is_on(local, false);
   for (const std::size_t r : plane.rows) is_on[r] = true;
   result.flagged.clear();
-  for (std::size_t i = 0; i < result.n; ++i)
+  for (std::size_t i = 0; i < local; ++i)
     if (!is_on[i]) result.flagged.push_back(i + 1);
 }
 
 // One reweighting step (robustbase's cov.wt with 0/1 weights mah < qchisq(0.975, p)), then the
 // robust distances and flags. `reweighted_factor(sum_w)` corrects the reweighted covariance.
 template <class Factor>
-void reweight(const Eigen::MatrixXd& X, McdResult& result, Factor&& reweighted_factor) {
+void reweight(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& all, Factor&& reweighted_factor) {
   const auto p = static_cast<std::size_t>(X.cols());
   const double cutoff2 = result.cutoff * result.cutoff;
   const auto raw_llt = factor(result.raw_covariance, 0);
   if (!raw_llt) throw std::runtime_error("the raw MCD covariance is not positive definite");
   const Eigen::VectorXd raw_mah = squared_distances(X, result.raw_center, *raw_llt);
-  const std::vector<std::size_t> kept = common::rows_where(result.n, [&](std::size_t i) { return raw_mah(idx(i)) < cutoff2; });
-  Moments rew = moments_of_rows(X, kept);
-  bool singular = kept.size() < 2;
+  const auto local = static_cast<std::size_t>(X.rows());
+  const std::vector<std::size_t> kept = common::rows_where(local, [&](std::size_t i) { return raw_mah(idx(i)) < cutoff2; });
+  const std::size_t kept_count = all.total(kept.size());
+  Moments rew = moments_of_rows(X, &kept, all);
+  bool singular = kept_count < 2;
   for (Index j = 0; j < rew.covariance.cols() && !singular; ++j) singular = (rew.covariance.col(j).array() == 0).all();
-  if (!singular && kept.size() != result.n) rew.covariance *= reweighted_factor(static_cast<double>(kept.size()));
+  if (!singular && kept_count != result.n) rew.covariance *= reweighted_factor(static_cast<double>(kept_count));
   result.center = rew.center;
   result.covariance = rew.covariance;
   Eigen::VectorXd mah = raw_mah;
@@ -370,73 +387,64 @@ void reweight(const Eigen::MatrixXd& X, McdResult& result, Factor&& reweighted_f
   result.raw_distances = raw_mah.cwiseSqrt();
   result.distances = mah.cwiseSqrt();
   result.flagged.clear();
-  for (std::size_t i = 0; i < result.n; ++i)
+  for (std::size_t i = 0; i < local; ++i)
     if (!(mah(idx(i)) < cutoff2)) result.flagged.push_back(i + 1);
 }
 
 // alpha = 1 (h = n): the classical estimate, reweighted with the consistency factor only.
-void classical(const Eigen::MatrixXd& X, McdResult& result) {
+void classical(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& all) {
   const auto p = static_cast<std::size_t>(X.cols());
-  const Moments all = moments_of_rows(X, {});
-  result.raw_center = all.center;
-  result.raw_covariance = all.covariance;
-  result.best_subset.resize(result.n);
-  for (std::size_t i = 0; i < result.n; ++i) result.best_subset[i] = i + 1;
-  const auto llt = factor(all.covariance, singular_pivot(p));
+  const Moments every = moments_of_rows(X, nullptr, all);
+  result.raw_center = every.center;
+  result.raw_covariance = every.covariance;
+  result.best_subset.resize(static_cast<std::size_t>(X.rows()));
+  for (std::size_t i = 0; i < result.best_subset.size(); ++i) result.best_subset[i] = i + 1;
+  const auto llt = factor(every.covariance, singular_pivot(p));
   if (!llt) {
-    Hyperplane plane = hyperplane_of(X, all.center, all.covariance);
+    Hyperplane plane = hyperplane_of(X, every.center, every.covariance, all);
     plane.code = 1;
-    describe_exact_fit(X, std::move(plane), 1.0, result);
+    describe_exact_fit(X, std::move(plane), 1.0, result, all);
     return;
   }
   result.log_det = log_det(*llt);
-  reweight(X, result, [&](double sum_w) { return mcd_consistency(p, sum_w / static_cast<double>(result.n)); });
+  reweight(X, result, all, [&](double sum_w) { return mcd_consistency(p, sum_w / static_cast<double>(result.n)); });
 }
 
 // p = 1: the exact univariate MCD (robustbase's rfmcduni): the h consecutive order statistics
-// of smallest variance.
-void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result) {
+// of smallest variance, by running sums over the values sorted over all parts (ties by row).
+void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, h = result.h;
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return X(idx(a), 0) < X(idx(b), 0); });
+  const Eigen::VectorXd column = X.col(0);
   // Window sums about the median: no cancellation for data far from 0.
-  const double shift = X(idx(order[n / 2]), 0);
-  std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = X(idx(order[i]), 0) - shift;
-  double sum = 0, squares = 0;
-  for (std::size_t i = 0; i < h; ++i) {
-    sum += x[i];
-    squares += x[i] * x[i];
+  const std::size_t middle[] = {n / 2};
+  const double shift = all.kth_smallest_many(column, middle)[0];
+  const VarianceWindowScan scan = all.min_variance_window(column, h, shift);
+  // The window's rows: sorted positions [start, start + h), i.e. the start + h smallest (ties
+  // by row) without the start smallest.
+  std::vector<std::size_t> window = all.smallest_h(column, scan.best_start + h);
+  if (scan.best_start > 0) {
+    const std::vector<std::size_t> before = all.smallest_h(column, scan.best_start);
+    std::vector<std::size_t> rest;
+    std::set_difference(window.begin(), window.end(), before.begin(), before.end(), std::back_inserter(rest));
+    window = std::move(rest);
   }
   const double hd = static_cast<double>(h);
-  double best_ss = squares - sum * sum / hd, best_sum = sum;
-  std::size_t best_start = 0;
-  for (std::size_t s = 1; s + h <= n; ++s) {
-    sum += x[s + h - 1] - x[s - 1];
-    squares += x[s + h - 1] * x[s + h - 1] - x[s - 1] * x[s - 1];
-    const double ss = squares - sum * sum / hd;
-    if (ss < best_ss) {
-      best_ss = ss;
-      best_sum = sum;
-      best_start = s;
-    }
-  }
-  // The winning window's sums again, directly (the running sums drift).
-  const double center = best_sum / hd + shift;
+  const double center = scan.best_sum / hd + shift;
+  // The winning window's sum of squares again, directly (the running sums drift), in sorted
+  // order as robustbase sums it (one process: bit for bit its former sum).
+  std::vector<double> in_window;
+  for (const std::size_t r : window) in_window.push_back(X(idx(r), 0));
+  std::sort(in_window.begin(), in_window.end());
   double ss = 0;
-  std::vector<std::size_t> window(order.begin() + static_cast<std::ptrdiff_t>(best_start),
-                                  order.begin() + static_cast<std::ptrdiff_t>(best_start + h));
-  for (const std::size_t r : window) ss += (X(idx(r), 0) - center) * (X(idx(r), 0) - center);
-  std::sort(window.begin(), window.end());
+  for (const double v : in_window) ss += (v - center) * (v - center);
+  ss = all.sum(ss);
   result.best_subset = one_based(window);
   result.raw_center = Eigen::VectorXd::Constant(1, center);
   const double raw_variance = factor_raw * ss / hd;  // robustbase: the window's variance with divisor h
   result.raw_covariance = Eigen::MatrixXd::Constant(1, 1, raw_variance);
   // robustbase's criterion: log of the h smallest squared deviations from the center / (h - 1).
-  const Eigen::VectorXd deviations = (X.col(0).array() - center).square();
-  const double trimmed = selection::trimmed_sum_parallel<double>(values_of(deviations), h);
-  result.log_det = std::log(trimmed / std::max(1.0, hd - 1));
+  const Eigen::VectorXd deviations = (column.array() - center).square();
+  result.log_det = std::log(all.trimmed_sum(deviations, h) / std::max(1.0, hd - 1));
   if (std::sqrt(raw_variance) < kExactScale) {
     result.exact_fit = true;
     result.exact_fit_message = "Initial scale 0 because more than 'h' (=" + std::to_string(h) + ") observations are identical.";
@@ -445,59 +453,59 @@ void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result) 
     result.log_det = -std::numeric_limits<double>::infinity();
     result.hyperplane = {1.0};
     result.flagged.clear();
-    for (std::size_t i = 0; i < n; ++i)
-      if (!(std::abs(X(idx(i), 0) - center) < kExactScale)) result.flagged.push_back(i + 1);
+    for (Index i = 0; i < X.rows(); ++i)
+      if (!(std::abs(X(i, 0) - center) < kExactScale)) result.flagged.push_back(static_cast<std::size_t>(i) + 1);
     return;
   }
-  reweight(X, result, [&](double sum_w) {
+  reweight(X, result, all, [&](double sum_w) {
     return mcd_consistency(1, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(1, n, result.alpha);
   });
 }
 
 // Column medians (the mean of the two middle values for even n, as R's median) and MADs as
-// robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median.
-void medians_and_mads(const Eigen::MatrixXd& X, std::size_t h, Eigen::VectorXd& median, Eigen::VectorXd& mad) {
-  const auto n = static_cast<std::size_t>(X.rows());
+// robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median; the
+// order statistics over all parts.
+void medians_and_mads(const Eigen::MatrixXd& X, std::size_t n, std::size_t h, const RowReductions& all,
+                      Eigen::VectorXd& median, Eigen::VectorXd& mad) {
   median.resize(X.cols());
   mad.resize(X.cols());
-  common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
-    std::vector<double> v(X.col(idx(j)).data(), X.col(idx(j)).data() + n);
-    const auto middle = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
-    std::nth_element(v.begin(), middle, v.end());
-    double m = *middle;
-    if (n % 2 == 0) m = (m + *std::max_element(v.begin(), middle)) / 2;
-    for (double& x : v) x = std::abs(x - m);
-    const auto kth = v.begin() + static_cast<std::ptrdiff_t>(h - 1);
-    std::nth_element(v.begin(), kth, v.end());
-    median(idx(j)) = m;
-    mad(idx(j)) = *kth;
-  });
+  const std::vector<std::size_t> middle = n % 2 == 0 ? std::vector<std::size_t>{n / 2 - 1, n / 2} : std::vector<std::size_t>{n / 2};
+  const std::size_t kth[] = {h - 1};
+  for (Index j = 0; j < X.cols(); ++j) {
+    const Eigen::VectorXd column = X.col(j);
+    const std::vector<double> v = all.kth_smallest_many(column, middle);
+    const double m = n % 2 == 0 ? (v[1] + v[0]) / 2 : v[0];
+    median(j) = m;
+    mad(j) = all.kth_smallest_many((column.array() - m).abs().matrix(), kth)[0];
+  }
 }
 
-void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double factor_raw, McdResult& result) {
+void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const McdParts& parts, double factor_raw,
+                  McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, p = result.p, h = result.h;
   const double pivot = singular_pivot(p);
   // robustbase: a singular covariance of all the data is an exact fit.
-  const Moments all = moments_of_rows(X, {});
-  if (!factor(all.covariance, pivot)) {
-    Hyperplane plane = hyperplane_of(X, all.center, all.covariance);
+  const Moments every = moments_of_rows(X, nullptr, all);
+  if (!factor(every.covariance, pivot)) {
+    Hyperplane plane = hyperplane_of(X, every.center, every.covariance, all);
     plane.code = 1;
-    describe_exact_fit(X, std::move(plane), factor_raw, result);
+    describe_exact_fit(X, std::move(plane), factor_raw, result, all);
     return;
   }
   // Standardize by column medians and MADs (the h-th smallest absolute deviation); a MAD of
   // zero means more than h equal values in that column: an exact fit.
   Eigen::VectorXd median, mad;
-  medians_and_mads(X, h, median, mad);
+  medians_and_mads(X, n, h, all, median, mad);
   for (std::size_t j = 0; j < p; ++j) {
     if (mad(idx(j)) < pivot) {
       Hyperplane plane;
       plane.code = 3;
       plane.variable = j;
       plane.normal = Eigen::VectorXd::Unit(idx(p), idx(j));
-      for (std::size_t i = 0; i < n; ++i)
-        if (std::abs(X(idx(i), idx(j)) - median(idx(j))) < kOnHyperplane) plane.rows.push_back(i);
-      describe_exact_fit(X, std::move(plane), factor_raw, result);
+      for (Index i = 0; i < X.rows(); ++i)
+        if (std::abs(X(i, idx(j)) - median(idx(j))) < kOnHyperplane) plane.rows.push_back(static_cast<std::size_t>(i));
+      plane.count = all.total(plane.rows.size());
+      describe_exact_fit(X, std::move(plane), factor_raw, result, all);
       return;
     }
   }
@@ -505,10 +513,9 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double fa
   data.intercept = false;
   data.X = (X.rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
   data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
-  auto engine = make_engine(data, options.backend, options.selection, Precision::double_precision,
-                            SearchSize{n, p, options.subsets});
+  const std::unique_ptr<Engine> engine = parts.engine(data, options, SearchSize{n, p, options.subsets});
   result.backend = engine->backend_name();
-  McdSteps steps(data.X, h);
+  McdSteps steps(data.X, h, all);
   PhaseTimings timings;
   const SearchOutcome search = concentration_search(steps, *engine, h, options.subsets, options.seed, kMcdPlan, timings,
                                                    Progress(options.progress));
@@ -517,37 +524,48 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, double fa
   if (const auto& plane = steps.exact_fit()) {
     Hyperplane original = *plane;  // back to the data's units: a^T D^-1 (x - m)
     original.normal = plane->normal.cwiseQuotient(mad).normalized();
-    describe_exact_fit(X, std::move(original), factor_raw, result);
+    describe_exact_fit(X, std::move(original), factor_raw, result, all);
     return;
   }
   // The best h-subset under the best candidate; its mean and covariance in the data's units.
   const Moments best = unpack(search.best, p);
   const Eigen::VectorXd d = squared_distances(data.X, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance));
-  std::vector<std::size_t> subset = selection::smallest_h_parallel<double>(values_of(d), h).rows;
-  const Moments raw = moments_of_rows(X, subset);
+  std::vector<std::size_t> subset = all.smallest_h(d, h);
+  const Moments raw = moments_of_rows(X, &subset, all);
   result.best_subset = one_based(std::move(subset));
   result.raw_center = raw.center;
   result.raw_covariance = factor_raw * raw.covariance;
   const auto llt = factor(raw.covariance, 0);
   result.log_det = llt ? log_det(*llt) : -std::numeric_limits<double>::infinity();
-  reweight(X, result, [&](double sum_w) {
+  reweight(X, result, all, [&](double sum_w) {
     return mcd_consistency(p, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(p, n, result.alpha);
   });
 }
 
 }  // namespace
-}  // namespace detail
 
-namespace {
 
-McdResult fit_mcd_unreported(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
-  const auto n = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
+McdParts one_process_mcd_parts() {
+  McdParts parts;
+  parts.engine = [](const ModelData& data, const McdOptions& options, const SearchSize& size) {
+    return make_engine(data, options.backend, options.selection, Precision::double_precision, size);
+  };
+  return parts;
+}
+
+McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& all, const McdOptions& options,
+                     const McdParts& parts) {
+  const auto local = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
   if (p == 0) throw std::invalid_argument("MCD needs at least one variable");
-  for (Eigen::Index j = 0; j < X.cols(); ++j)
-    for (Eigen::Index i = 0; i < X.rows(); ++i)
-      if (!std::isfinite(X(i, j)))
-        throw std::invalid_argument("value in row " + std::to_string(i + 1) + ", variable " + std::to_string(j + 1) +
-                                    " is not finite");
+  const std::size_t before = all.before(local);  // rows are named by their number over all parts
+  all.agree([&] {
+    for (Eigen::Index j = 0; j < X.cols(); ++j)
+      for (Eigen::Index i = 0; i < X.rows(); ++i)
+        if (!std::isfinite(X(i, j)))
+          throw std::invalid_argument("value in row " + std::to_string(before + static_cast<std::size_t>(i) + 1) +
+                                      ", variable " + std::to_string(j + 1) + " is not finite");
+  });
+  const std::size_t n = all.total(local);
   if (!(options.alpha >= 0.5 && options.alpha <= 1))
     throw std::invalid_argument("alpha = " + std::to_string(options.alpha) + " is out of range: it must lie in [0.5, 1]");
   if (options.subsets == 0) throw std::invalid_argument("the number of subsets must be at least 1");
@@ -559,30 +577,30 @@ McdResult fit_mcd_unreported(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptio
   result.p = p;
   result.alpha = options.alpha;
   result.h = h_alpha_n(options.alpha, n, p);
-  result.backend = "cpu";
+  result.backend = parts.backend;
   if (result.h <= p || result.h > n)
     throw std::invalid_argument("h = " + std::to_string(result.h) + " is out of range for MCD: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "]");
-  result.cutoff = std::sqrt(detail::qchisq(0.975, static_cast<double>(p)));
+  result.cutoff = std::sqrt(qchisq(0.975, static_cast<double>(p)));
   const Eigen::MatrixXd data = X;
   if (result.h == n) {
-    detail::classical(data, result);
+    classical(data, result, all);
     return result;
   }
-  const double factor_raw = detail::mcd_consistency(p, static_cast<double>(result.h) / static_cast<double>(n)) *
-                            detail::mcd_small_sample_raw(p, n, options.alpha);
+  const double factor_raw = mcd_consistency(p, static_cast<double>(result.h) / static_cast<double>(n)) *
+                            mcd_small_sample_raw(p, n, options.alpha);
   if (p == 1) {
-    detail::univariate(data, factor_raw, result);
+    univariate(data, factor_raw, result, all);
   } else {
-    detail::multivariate(data, options, factor_raw, result);
+    multivariate(data, options, parts, factor_raw, result, all);
   }
   return result;
 }
 
-}  // namespace
+}  // namespace detail
 
 McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
-  McdResult result = fit_mcd_unreported(X, options);
+  McdResult result = detail::fit_mcd_on(X, detail::RowReductions{}, options, detail::one_process_mcd_parts());
   detail::Progress(options.progress).report("finish", 1.0);
   return result;
 }

@@ -12,6 +12,7 @@
 #include "deterministic_starts.hpp"
 #include "engine_factory.hpp"
 #include "engine.hpp"
+#include "mcd_fit.hpp"
 #include "robustfit/regression/options.hpp"
 #include "row_reductions.hpp"
 #include "stopwatch.hpp"
@@ -21,11 +22,13 @@ namespace robustfit::regression::detail {
 // Throws std::invalid_argument for alpha outside [0.5, 1] and zero subsets.
 void check_lts_options(const LtsOptions& options);
 
-// What differs between one process and many: the engine the search runs on, and the
-// deterministic starts of the default search for coverage h.
+// What differs between one process and many: the engine the search runs on, the
+// deterministic starts of the default search for coverage h, and FAST-MCD's parts (the robust
+// distances).
 struct LtsParts {
   std::function<std::unique_ptr<Engine>(const SearchSize&)> engine;
   std::function<Eigen::MatrixXd(std::size_t h)> deterministic_starts;
+  McdParts mcd;
 };
 
 // One process: the engine its options ask for (engine_factory.hpp) over all rows, and the
@@ -37,6 +40,7 @@ LtsParts one_process_parts(const ModelData& data, const Options& options) {
     return make_engine(data, options.backend, options.selection, options.precision, size);
   };
   parts.deterministic_starts = [&data](std::size_t h) { return deterministic_starts(data, h); };
+  parts.mcd = one_process_mcd_parts();
   return parts;
 }
 

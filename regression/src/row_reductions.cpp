@@ -1,5 +1,7 @@
 #include "row_reductions.hpp"
 
+#include <algorithm>
+
 #include "all_rows.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
@@ -27,6 +29,15 @@ std::optional<ShortestWindow> RowReductions::shortest_window_below(const Eigen::
                                                                    double bound) const {
   std::vector<double> scratch(values.data(), values.data() + values.size());
   return detail::shortest_window_below(scratch, h, bound);
+}
+
+VarianceWindowScan RowReductions::min_variance_window(const Eigen::VectorXd& values, std::size_t h, double shift) const {
+  std::vector<double> x(values.data(), values.data() + values.size());
+  std::sort(x.begin(), x.end());  // ties have equal values: their order does not change the sums
+  for (double& v : x) v -= shift;
+  VarianceWindowScan scan{.h = h};
+  for (std::size_t e = 0; e < x.size(); ++e) scan.add(e, x[e], e >= h ? x[e - h] : 0.0);
+  return scan;
 }
 
 }  // namespace robustfit::regression::detail

@@ -1,7 +1,7 @@
 #pragma once
-// What the input checks and the finish (finish.cpp, design_matrix.cpp) need from all rows of
-// the data when a process may hold only some of them: sums, extremes, stacked QR factors and a
-// few order statistics. This base class is one process holding every row (each call is the
+// What the input checks, the finish (finish.cpp, design_matrix.cpp) and FAST-MCD (fast_mcd.cpp)
+// need from all rows of the data when a process may hold only some of them: sums, extremes,
+// stacked QR factors, a few order statistics and the univariate MCD's window. This base class is one process holding every row (each call is the
 // identity or the single-process code); the distributed one (src/mpi/) reduces over the ranks
 // of an MPI job, each holding a contiguous block of rows. So the estimators' statistics are
 // written once, over "this part's rows plus the reductions".
@@ -58,6 +58,9 @@ class RowReductions {
   // univariate.hpp's shortest_window_below of `values` over all parts.
   virtual std::optional<ShortestWindow> shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
                                                               double bound) const;
+  // univariate.hpp's VarianceWindowScan over `values` sorted over all parts, minus `shift`, at
+  // its end (FAST-MCD's univariate window; n >= h >= 1 over all parts).
+  virtual VarianceWindowScan min_variance_window(const Eigen::VectorXd& values, std::size_t h, double shift) const;
 };
 
 }  // namespace robustfit::regression::detail

@@ -26,4 +26,30 @@ std::optional<ShortestWindow> shortest_window_below(std::span<double> values, st
 // MCD / LTS variance that robustbase's robust R^2 divides by.
 double min_window_variance(std::span<const double> values, std::size_t h);
 
+// FAST-MCD's univariate scan (robustbase's rfmcduni): running sums over windows of h
+// consecutive sorted values (minus a shift), fed one sorted position at a time, so that a scan
+// of values sorted across processes goes on where the previous part stopped. The first window
+// of smallest variance wins: it starts at best_start, best_sum is its running sum.
+struct VarianceWindowScan {
+  std::size_t h = 1;
+  double sum = 0, squares = 0;
+  double best_ss = 0, best_sum = 0;
+  std::size_t best_start = 0;
+  // Sorted position e: x is its value minus the shift, leaving the value of position e - h
+  // (used when e >= h).
+  void add(std::size_t e, double x, double leaving) {
+    const double hd = static_cast<double>(h);
+    if (e < h) {
+      sum += x;
+      squares += x * x;
+      if (e + 1 == h) best_ss = squares - sum * sum / hd, best_sum = sum, best_start = 0;
+      return;
+    }
+    sum += x - leaving;
+    squares += x * x - leaving * leaving;
+    const double ss = squares - sum * sum / hd;
+    if (ss < best_ss) best_ss = ss, best_sum = sum, best_start = e + 1 - h;
+  }
+};
+
 }  // namespace robustfit::regression::detail

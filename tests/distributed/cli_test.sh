@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# mpirun -np N robust-fit select and fit: the same results as one process (printed once),
+# mpirun -np N robust-fit select, fit and mcd: the same results as one process (printed once),
 # --shard-files with an empty shard (and, for fit, a shard of one row), errors from one rank named
-# with the rank, exit codes 1 and 2, no hang; fit --method lms as one process. ROBUSTFIT_MPI_LARGE=1 adds fit on n = 10^5 (~15 s).
+# with the rank, exit codes 1 and 2, no hang; fit --method lms as one process; fit's robust
+# distances and mcd (FAST-MCD across the ranks) as one process. ROBUSTFIT_MPI_LARGE=1 adds fit on
+# n = 10^5 (~15 s).
 # Usage: cli_test.sh ROBUST_FIT MPIEXEC RANKS [MPIEXEC FLAGS...]
 set -uo pipefail
 rf=$1 mpiexec=$2 ranks=$3
@@ -66,9 +68,9 @@ mpi select "$dir/g.csv" --column y --k 30001 >/dev/null 2>"$dir/err2.txt"
 code=$?
 [ $code = 2 ] || fail "k out of range: exit $code"
 [ "$(grep -c 'robust-fit: error: --k: rank 30001 is out of range' "$dir/err2.txt")" = 1 ] || fail "k out of range: $(cat "$dir/err2.txt")"
-# fit (LTS, LS, LMS): the JSON of one process (--no-mcd) and of mpirun agree - numbers to 1e-9 relative,
-# everything else (outlier rows, the h-subset, counts) exactly - but for the timings, the backend
-# and the ranks and bytes that mpirun adds.
+# fit (LTS with its robust distances, LS, LMS): the JSON of one process and of mpirun agree - numbers
+# to 1e-9 relative, everything else (outlier rows, the h-subset, the outlier map, counts) exactly -
+# but for the timings, the backend and the ranks and bytes that mpirun adds.
 json_body() { sed -e '/"timings_s"/,$d' -e '/"backend"\|"selection"\|"ranks"\|"bytes_communicated"/d' "$1"; }
 same_json() {
   paste -d '\n' <(json_body "$1") <(json_body "$2") | awk '
@@ -89,7 +91,7 @@ fit_same() {  # fit_same NAME ONE_PROCESS_ARGS -- MPIRUN_ARGS
   while [ "$1" != -- ]; do one+=("$1"); shift; done
   shift
   many=("$@")
-  "$rf" fit "${one[@]}" --no-mcd -o json -q >"$dir/fit_one.json" 2>"$dir/fit_err_one.txt" ||
+  "$rf" fit "${one[@]}" -o json -q >"$dir/fit_one.json" 2>"$dir/fit_err_one.txt" ||
     fail "fit $name: one process: $(cat "$dir/fit_err_one.txt")"
   mpi fit "${many[@]}" -o json -q >"$dir/fit_many.json" 2>"$dir/fit_err.txt" || fail "fit $name: mpirun: $(cat "$dir/fit_err.txt")"
   same_json "$dir/fit_one.json" "$dir/fit_many.json" >"$dir/fit_diff.txt" || fail "fit $name differs: $(head -5 "$dir/fit_diff.txt")"
@@ -98,6 +100,9 @@ fit_same() {  # fit_same NAME ONE_PROCESS_ARGS -- MPIRUN_ARGS
 datasets=$(cd "$(dirname "$0")/../../data/datasets" && pwd)
 fit_same stackloss "$datasets/stackloss.csv" -y stack.loss -- "$datasets/stackloss.csv" -y stack.loss
 fit_same hbk "$datasets/hbk.csv" -y Y --subsets 1000 --seed 3 -- "$datasets/hbk.csv" -y Y --subsets 1000 --seed 3
+grep -q '"outlier_map": \[' "$dir/fit_many.json" || fail "fit hbk: no robust distances"
+fit_same hbk-no-mcd "$datasets/hbk.csv" -y Y --subsets 300 --no-mcd -- "$datasets/hbk.csv" -y Y --subsets 300 --no-mcd
+grep -q '"robust_distances": null' "$dir/fit_many.json" || fail "fit --no-mcd: robust distances computed"
 fit_same hbk-ls "$datasets/hbk.csv" -y Y --method ls -- "$datasets/hbk.csv" -y Y --method ls
 fit_same starsCYG "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets 500 -- \
   "$datasets/starsCYG.csv" -y log.light --no-intercept --subsets 500
@@ -114,13 +119,15 @@ if [ "${ROBUSTFIT_MPI_LARGE:-0}" = 1 ]; then
   fit_same n100000 "$dir/l.csv" -y y --subsets 50 -- "$dir/l.csv" -y y --subsets 50
 fi
 
-# The table: printed once, as one process prints it but for the header's ranks and bytes.
-"$rf" fit "$datasets/stackloss.csv" -y stack.loss --no-mcd -q >"$dir/t_one.txt"
+# The table: printed once, as one process prints it (the outlier map too) but for the header's
+# ranks and bytes.
+"$rf" fit "$datasets/stackloss.csv" -y stack.loss -q >"$dir/t_one.txt"
 mpi fit "$datasets/stackloss.csv" -y stack.loss -q >"$dir/t_many.txt" 2>"$dir/t_err.txt" || fail "fit table"
 [ "$(grep -c '^Least Trimmed Squares' "$dir/t_many.txt")" = 1 ] || fail "fit table not printed once"
 grep -q "backend mpi+cpu, $ranks ranks, [0-9]* bytes communicated by rank 0" "$dir/t_many.txt" || fail "fit table header"
 diff <(grep -v '^h = ' "$dir/t_one.txt") <(grep -v '^h = ' "$dir/t_many.txt") || fail "fit table differs"
-[ "$(grep -c 'robust distances (FAST-MCD) are not computed' "$dir/t_err.txt")" = 1 ] || fail "no MCD note"
+[ "$(grep -c '^outlier map' "$dir/t_many.txt")" = 1 ] || fail "fit table: no outlier map"
+[ ! -s "$dir/t_err.txt" ] || fail "fit table: stderr $(cat "$dir/t_err.txt")"
 
 # One file per rank: the first with one row, the second with none (with 3+ ranks), the last the rest.
 files=()
@@ -134,13 +141,16 @@ done
 list=$(IFS=,; echo "${files[*]}")
 fit_same shard-files "$datasets/stackloss.csv" -y stack.loss --subsets 300 -- --shard-files "$list" -y stack.loss --subsets 300
 
-# --residuals: the ranks' rows in one file, the one-process file (numbers to 1e-9).
-"$rf" fit "$dir/f.csv" -y y --no-mcd --subsets 50 -q --residuals "$dir/r_one.csv" >/dev/null || fail "residuals one"
+# --residuals: the ranks' rows in one file, the one-process file (numbers to 1e-9; with the robust
+# distances and the outlier map's class, as one process writes them).
+"$rf" fit "$dir/f.csv" -y y --subsets 50 -q --residuals "$dir/r_one.csv" >/dev/null || fail "residuals one"
 mpi fit "$dir/f.csv" -y y --subsets 50 -q --residuals "$dir/r_many.csv" >/dev/null 2>&1 || fail "residuals mpirun"
 [ "$(wc -l <"$dir/r_many.csv")" = 25001 ] || fail "residuals: $(wc -l <"$dir/r_many.csv") lines"
+[ "$(head -1 "$dir/r_many.csv")" = "$(head -1 "$dir/r_one.csv")" ] || fail "residuals header: $(head -1 "$dir/r_many.csv")"
 paste -d , "$dir/r_one.csv" "$dir/r_many.csv" | awk -F , '
   NR == 1 { next }
-  { for (c = 1; c <= 6; c++) { x = $c; y = $(c + 6); d = x - y; m = x < 0 ? -x : x
+  { if ($8 != $16) { print "class, line " NR ": " $0; exit 1 }
+    for (c = 1; c <= 7; c++) { x = $c; y = $(c + 8); d = x - y; m = x < 0 ? -x : x
       if (d < 0) d = -d
       if (m < 1) m = 1
       if (d > 1e-9 * m) { print "line " NR ": " $0; exit 1 } } }' || fail "residuals differ"
@@ -162,4 +172,48 @@ fit_same lms-shard-files "$datasets/stackloss.csv" -y stack.loss --method lms --
   --shard-files "$list" -y stack.loss --method lms --subsets 300
 head -5001 "$dir/f.csv" >"$dir/f5000.csv"
 fit_same lms-n5000 "$dir/f5000.csv" -y y --method lms --subsets 200 --seed 2 -- "$dir/f5000.csv" -y y --method lms --subsets 200 --seed 2
+
+# mcd: the JSON of one process and of mpirun agree as fit's do (center, covariances, log det and
+# distances to 1e-9; flagged rows, the best subset and the data rows exactly).
+mcd_same() {  # mcd_same NAME ARGS...
+  local name=$1
+  shift
+  "$rf" mcd "$@" -o json -q >"$dir/mcd_one.json" 2>"$dir/mcd_err_one.txt" || fail "mcd $name: one process: $(cat "$dir/mcd_err_one.txt")"
+  mpi mcd "$@" -o json -q >"$dir/mcd_many.json" 2>"$dir/mcd_err.txt" || fail "mcd $name: mpirun: $(cat "$dir/mcd_err.txt")"
+  same_json "$dir/mcd_one.json" "$dir/mcd_many.json" >"$dir/mcd_diff.txt" || fail "mcd $name differs: $(head -5 "$dir/mcd_diff.txt")"
+  grep -q "\"ranks\": $ranks" "$dir/mcd_many.json" || fail "mcd $name: no rank count"
+  grep -q '"backend": "mpi+cpu"' "$dir/mcd_many.json" || fail "mcd $name: backend"
+}
+mcd_same hbk "$datasets/hbk.csv" --seed 1
+mcd_same stackloss "$datasets/stackloss.csv" --seed 2
+mcd_same starsCYG "$datasets/starsCYG.csv" --alpha 0.75
+mcd_same iris-one-column "$datasets/iris.csv" --columns petal_length
+mcd_same iris-h-n "$datasets/iris.csv" --columns sepal_length,sepal_width,petal_length --alpha 1
+mcd_same n25000 "$dir/f.csv" --subsets 100
+mcd_same drop-missing "$dir/fmiss.csv" --drop-missing --subsets 50
+# An exact fit: a constant column (the message and the hyperplane as one process's).
+awk -F , 'BEGIN { OFS = "," } NR > 1 { $2 = 7 } { print }' "$dir/f5000.csv" >"$dir/fconst.csv"
+mcd_same constant-column "$dir/fconst.csv" --subsets 50
+grep -q '"exact_fit": true' "$dir/mcd_many.json" || fail "mcd constant column: no exact fit"
+# The table, printed once: as one process's but for the header (hbk: every row's distance).
+"$rf" mcd "$datasets/hbk.csv" --seed 1 -q >"$dir/m_one.txt"
+mpi mcd "$datasets/hbk.csv" --seed 1 -q >"$dir/m_many.txt" 2>"$dir/m_err.txt" || fail "mcd table: $(cat "$dir/m_err.txt")"
+[ "$(grep -c '^MCD ' "$dir/m_many.txt")" = 1 ] || fail "mcd table not printed once"
+grep -q "backend mpi+cpu, $ranks ranks, [0-9]* bytes communicated by rank 0" "$dir/m_many.txt" || fail "mcd table header"
+diff <(sed 1d "$dir/m_one.txt") <(sed 1d "$dir/m_many.txt") || fail "mcd table differs"
+# Errors: a bad cell in the last rank's part (exit 1, the rank and the line, once); too few rows
+# for p (exit 1, said once without a rank); --backend cuda (exit 2).
+mpi mcd "$dir/fbad.csv" >/dev/null 2>"$dir/err4.txt"
+code=$?
+[ $code = 1 ] || fail "mcd bad cell: exit $code"
+grep -q "robust-fit: error: rank $((ranks - 1)): .*fbad.csv.*25000" "$dir/err4.txt" || fail "mcd bad cell: $(cat "$dir/err4.txt")"
+[ "$(grep -c 'robust-fit: error' "$dir/err4.txt")" = 1 ] || fail "mcd error printed more than once"
+head -4 "$datasets/hbk.csv" >"$dir/tiny.csv"
+mpi mcd "$dir/tiny.csv" >/dev/null 2>"$dir/err5.txt"
+code=$?
+[ $code = 1 ] || fail "mcd too few rows: exit $code"
+[ "$(grep -c 'robust-fit: error: .*tiny.csv: MCD needs more than p + 1 observations' "$dir/err5.txt")" = 1 ] ||
+  fail "mcd too few rows: $(cat "$dir/err5.txt")"
+mpi mcd "$datasets/hbk.csv" --backend cuda >/dev/null 2>"$dir/err6.txt"
+[ $? = 2 ] || fail "mcd --backend cuda: exit code"
 echo "ok"

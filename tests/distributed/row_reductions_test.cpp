@@ -4,7 +4,9 @@
 // and a constant column, even and uneven shards.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "least_squares.hpp"
@@ -54,6 +56,45 @@ TEST(DistributedReductions, OrderStatisticsEqualOneProcess) {
           EXPECT_NEAR(all.trimmed_sum(mine, h), trimmed, 1e-12 * std::max(1.0, std::abs(trimmed))) << where;
           const double variance = rr::min_window_variance(whole, h);
           EXPECT_NEAR(all.min_window_variance(mine, h), variance, 1e-11 * std::max(1e-300, variance) + 1e-15) << where;
+        }
+      }
+    }
+  }
+}
+
+// FAST-MCD's univariate scan across the ranks against the scan of the sorted whole vector
+// (univariate.hpp's VarianceWindowScan, written out here): the same window and sums, bit for bit.
+TEST(DistributedReductions, VarianceWindowScanEqualsOneProcess) {
+  rd::Communicator comm;
+  const rr::DistributedReductions all(comm);
+  for (const bool ties : {false, true}) {
+    for (const std::size_t n : {7, 1000}) {
+      const Eigen::VectorXd v = values(n, ties);
+      std::vector<double> sorted(v.data(), v.data() + n);
+      std::sort(sorted.begin(), sorted.end());
+      const double shift = sorted[n / 2];
+      for (const std::size_t h : {std::size_t{1}, n / 2 + 1, n}) {
+        // The reference: every window's sums afresh, the first of the smallest variance.
+        double best = std::numeric_limits<double>::infinity();
+        std::size_t start = 0;
+        for (std::size_t s = 0; s + h <= n; ++s) {
+          double sum = 0, squares = 0;
+          for (std::size_t i = s; i < s + h; ++i) sum += sorted[i] - shift, squares += (sorted[i] - shift) * (sorted[i] - shift);
+          const double ss = squares - sum * sum / static_cast<double>(h);
+          if (s == 0 || ss < best - 1e-9 * std::max(1.0, std::abs(best))) best = ss, start = s;
+        }
+        const rr::VarianceWindowScan one = rr::RowReductions{}.min_variance_window(v, h, shift);
+        for (const char* split : rt::kSplits) {
+          const std::string where = std::string(split) + " n " + std::to_string(n) + " h " + std::to_string(h) +
+                                    (ties ? " ties" : "");
+          const rr::VarianceWindowScan got = all.min_variance_window(part(v, split, comm), h, shift);
+          EXPECT_EQ(got.best_start, one.best_start) << where;
+          EXPECT_EQ(got.best_sum, one.best_sum) << where;
+          EXPECT_EQ(got.best_ss, one.best_ss) << where;
+          // Distinct values, h > 1: no windows of nearly equal variance (with h = 1 all are 0).
+          if (!ties && h > 1) {
+            EXPECT_EQ(got.best_start, start) << where;
+          }
         }
       }
     }

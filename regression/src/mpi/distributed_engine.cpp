@@ -63,21 +63,53 @@ std::vector<double> DistributedEngine::thresholds(const Eigen::MatrixXd& betas, 
                                                   std::vector<Eigen::VectorXd>& squares) const {
   const auto m = static_cast<std::size_t>(betas.cols());
   squares.resize(m);
+  for (std::size_t j = 0; j < m; ++j) squares[j] = (y_ - X_ * betas.col(static_cast<Eigen::Index>(j))).array().square();
+  return hth_smallest(squares, h);
+}
+
+std::vector<double> DistributedEngine::hth_smallest(const std::vector<Eigen::VectorXd>& values, std::size_t h) const {
+  const std::size_t m = values.size();
   std::vector<double> out;
   for (std::size_t first = 0; first < m; first += batch_) {
     const std::size_t last = std::min(m, first + batch_);
-    std::vector<std::unique_ptr<distributed::LocalShard>> owned;
+    // A NaN (an overflow on this rank's rows) fails the shard here only: agreed, so that no
+    // rank waits in DIBMS's collectives for one that left.
+    std::vector<std::unique_ptr<distributed::LocalShard>> owned = comm_.agree([&] {
+      std::vector<std::unique_ptr<distributed::LocalShard>> made;
+      for (std::size_t j = first; j < last; ++j)
+        made.push_back(distributed::make_cpu_local_shard<double>(
+            std::span<const double>(values[j].data(), static_cast<std::size_t>(values[j].size()))));
+      return made;
+    });
     std::vector<distributed::LocalShard*> shards;
-    for (std::size_t j = first; j < last; ++j) {
-      squares[j] = (y_ - X_ * betas.col(static_cast<Eigen::Index>(j))).array().square();
-      owned.push_back(distributed::make_cpu_local_shard<double>(
-          std::span<const double>(squares[j].data(), static_cast<std::size_t>(squares[j].size()))));
-      shards.push_back(owned.back().get());
-    }
+    for (const auto& shard : owned) shards.push_back(shard.get());
     const std::vector<std::vector<std::uint64_t>> ks(last - first, std::vector<std::uint64_t>{h - 1});
     for (const std::vector<double>& t : distributed::dibms_select_batched(comm_, shards, ks, dibms_)) out.push_back(t[0]);
   }
   return out;
+}
+
+std::vector<std::vector<Eigen::Index>> DistributedEngine::h_subsets(const std::vector<Eigen::VectorXd>& values,
+                                                                    const std::vector<double>& thresholds,
+                                                                    std::size_t h) const {
+  const std::size_t m = values.size();
+  std::vector<std::uint64_t> below(m, 0), ties(m, 0);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (double v : values[j]) below[j] += v < thresholds[j], ties[j] += v == thresholds[j];
+  }
+  std::vector<std::uint64_t> ties_before = ties;
+  comm_.exclusive_sum(ties_before);  // ties on the ranks before: global row order
+  comm_.all_reduce_sum(below);
+  std::vector<std::vector<Eigen::Index>> rows(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::uint64_t needed = h - below[j];  // ties to take, over all ranks
+    std::uint64_t take = needed > ties_before[j] ? std::min(needed - ties_before[j], ties[j]) : 0;
+    for (Eigen::Index i = 0; i < values[j].size(); ++i) {
+      const double v = values[j](i);
+      if (v < thresholds[j] || (v == thresholds[j] && take > 0 && take--)) rows[j].push_back(i);
+    }
+  }
+  return rows;
 }
 
 void DistributedEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) {
@@ -115,27 +147,14 @@ void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<
   const auto m = static_cast<std::size_t>(betas.cols());
   const Eigen::Index p = X_.cols(), q = p + 1;
   std::vector<std::vector<std::size_t>> chosen(m);
-  std::vector<std::uint64_t> below(m, 0), ties(m, 0), ties_before(m, 0);
   std::vector<Eigen::VectorXd> squares;
-  const std::vector<double> thresholds = this->thresholds(betas, h, squares);
-  for (std::size_t j = 0; j < m; ++j) {
-    for (double s : squares[j]) below[j] += s < thresholds[j], ties[j] += s == thresholds[j];
-  }
-  ties_before = ties;
-  comm_.exclusive_sum(ties_before);  // ties on the ranks before: global row order
-  comm_.all_reduce_sum(below);
+  const std::vector<double> t = thresholds(betas, h, squares);
+  const std::vector<std::vector<Eigen::Index>> subsets = h_subsets(squares, t, h);
   // The h-subset's augmented Gram matrices and trimmed sums, all candidates in one all-reduce.
   std::vector<double> reduced(m * static_cast<std::size_t>(q * q + 1), 0.0);
   for (std::size_t j = 0; j < m; ++j) {
-    const std::uint64_t needed = h - below[j];  // ties to take, over all ranks
-    std::uint64_t take = needed > ties_before[j] ? std::min(needed - ties_before[j], ties[j]) : 0;
-    Eigen::MatrixXd A(0, q);
-    std::vector<Eigen::Index> rows;
-    for (Eigen::Index i = 0; i < squares[j].size(); ++i) {
-      const double s = squares[j](i);
-      if (s < thresholds[j] || (s == thresholds[j] && take > 0 && take--)) rows.push_back(i);
-    }
-    A.resize(static_cast<Eigen::Index>(rows.size()), q);
+    const std::vector<Eigen::Index>& rows = subsets[j];
+    Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), q);
     double trimmed = 0;
     for (std::size_t r = 0; r < rows.size(); ++r) {
       A.row(static_cast<Eigen::Index>(r)) << X_.row(rows[r]), y_(rows[r]);
@@ -197,12 +216,50 @@ void DistributedEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bo
   }
 }
 
-void DistributedEngine::subset_grams(const SubsetMatrix&, Eigen::MatrixXd&) {
-  throw std::logic_error("DistributedEngine: MCD is not distributed yet");
+void DistributedEngine::subset_grams(const SubsetMatrix& subsets, Eigen::MatrixXd& grams) {
+  // The subsets' rows fetched from their owners, then the CPU engine's Gram matrices of them:
+  // the same matrices as one process, bit for bit.
+  std::vector<std::size_t> rows(static_cast<std::size_t>(subsets.size()));
+  for (Eigen::Index j = 0; j < subsets.cols(); ++j)
+    for (Eigen::Index r = 0; r < subsets.rows(); ++r)
+      rows[static_cast<std::size_t>(j * subsets.rows() + r)] = static_cast<std::size_t>(subsets(r, j));
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  fetch_rows(rows, X, y);
+  SubsetMatrix local(subsets.rows(), subsets.cols());
+  for (Eigen::Index j = 0; j < subsets.cols(); ++j)
+    for (Eigen::Index r = 0; r < subsets.rows(); ++r) local(r, j) = j * subsets.rows() + r;
+  CpuEngine(std::move(X), std::move(y)).subset_grams(local, grams);
 }
 
-void DistributedEngine::mcd_c_step(const Eigen::MatrixXd&, const Eigen::MatrixXd&, std::size_t, Eigen::MatrixXd&) {
-  throw std::logic_error("DistributedEngine: MCD is not distributed yet");
+void DistributedEngine::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
+                                   Eigen::MatrixXd& grams) {
+  const Eigen::Index p = X_.cols(), q = p + 1;
+  const auto m = static_cast<std::size_t>(centers.cols());
+  // Squared distances |W x_i - W c|^2 of this rank's rows, as the CPU engine computes them.
+  std::vector<Eigen::VectorXd> distances(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto col = static_cast<Eigen::Index>(j);
+    const Eigen::MatrixXd W = whiteners.middleCols(col * p, p);
+    const Eigen::RowVectorXd shift = (W * centers.col(col)).transpose();
+    const Eigen::MatrixXd Y = X_ * W.transpose();
+    distances[j].resize(X_.rows());
+    auto d = distances[j].array();
+    d = (Y.col(0).array() - shift(0)).square();
+    for (Eigen::Index k = 1; k < p; ++k) d += (Y.col(k).array() - shift(k)).square();
+  }
+  // The h smallest over all ranks (ties in global row order); their Gram matrices summed over
+  // the ranks, all candidates in one all-reduce.
+  const std::vector<double> t = hth_smallest(distances, h);
+  const std::vector<std::vector<Eigen::Index>> subsets = h_subsets(distances, t, h);
+  grams.setZero(q * q, static_cast<Eigen::Index>(m));
+  for (std::size_t j = 0; j < m; ++j) {
+    Eigen::MatrixXd A(static_cast<Eigen::Index>(subsets[j].size()), q);
+    for (std::size_t r = 0; r < subsets[j].size(); ++r) A.row(static_cast<Eigen::Index>(r)) << X_.row(subsets[j][r]), y_(subsets[j][r]);
+    Eigen::Map<Eigen::MatrixXd> G(grams.col(static_cast<Eigen::Index>(j)).data(), q, q);
+    G.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+  }
+  comm_.all_reduce_sum(std::span<double>(grams.data(), static_cast<std::size_t>(grams.size())));
 }
 
 }  // namespace robustfit::regression::detail

@@ -15,8 +15,11 @@
 //                    nested search's 1500 rows);
 //   lms_objectives   the h-th smallest square by batched DIBMS; with the intercept adjusted,
 //                    the exact shortest window of h residuals over all ranks per candidate
-//                    (distributed_window.hpp: a sample sort, 16 n / q bytes per rank and candidate).
-// MCD calls are not distributed yet (std::logic_error).
+//                    (distributed_window.hpp: a sample sort, 16 n / q bytes per rank and candidate);
+//   subset_grams     (FAST-MCD) the starts' rows fetched from their owners, then the CPU
+//                    engine's Gram matrices of them: bit for bit one process's;
+//   mcd_c_step       (FAST-MCD) distances stay local; the h-th smallest by batched DIBMS, ties
+//                    in global row order as c_step's; the h rows' Gram matrices all-reduced.
 #include <Eigen/Core>
 #include <memory>
 
@@ -53,6 +56,12 @@ class DistributedEngine final : public Engine {
   // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
   // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
   std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
+  // The h-th smallest of each candidate's values over all ranks (batched DIBMS).
+  std::vector<double> hth_smallest(const std::vector<Eigen::VectorXd>& values, std::size_t h) const;
+  // Each candidate's h-subset on this rank (local rows, ascending): the values below its
+  // threshold, then the ties in global row order until h over all ranks (smallest_h's rows).
+  std::vector<std::vector<Eigen::Index>> h_subsets(const std::vector<Eigen::VectorXd>& values,
+                                                   const std::vector<double>& thresholds, std::size_t h) const;
 
   distributed::Communicator& comm_;
   Eigen::MatrixXd X_;

@@ -7,6 +7,7 @@
 #include "../finish.hpp"
 #include "../lms_fit.hpp"
 #include "../lts_fit.hpp"
+#include "../mcd_fit.hpp"
 #include "distributed_engine.hpp"
 #include "distributed_reductions.hpp"
 
@@ -18,6 +19,16 @@ void check_design_distributed(distributed::Communicator& comm, MatrixRef X_local
 }
 
 namespace {
+
+// FAST-MCD's search on the DistributedEngine over the ranks' standardized rows.
+detail::McdParts distributed_mcd_parts(distributed::Communicator& comm) {
+  detail::McdParts parts;
+  parts.backend = "mpi+cpu";
+  parts.engine = [&comm](const detail::ModelData& data, const McdOptions&, const detail::SearchSize&) {
+    return std::make_unique<detail::DistributedEngine>(comm, data.X, data.y);
+  };
+  return parts;
+}
 
 // The search's pieces on the ranks: the DistributedEngine, and the deterministic starts from the
 // rows one process reads (all n <= 20000, else the strided subsample), fetched to every rank.
@@ -41,6 +52,7 @@ detail::LtsParts distributed_parts(distributed::Communicator& comm, const detail
     engine->fetch_rows(rows, sample.X, sample.y);
     return detail::deterministic_starts_of_sample(sample, h, n);
   };
+  parts.mcd = distributed_mcd_parts(comm);
   return parts;
 }
 
@@ -50,7 +62,6 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
                               const LtsOptions& options) {
   detail::Stopwatch total;
   detail::check_lts_options(options);
-  if (options.mcd) throw std::invalid_argument("the robust distances (FAST-MCD) are not distributed: set mcd = false");
   const detail::DistributedReductions all(comm);
   const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
   detail::DistributedEngine* engine = nullptr;  // the search's engine, alive while the fit runs
@@ -65,6 +76,10 @@ FitResult fit_lms_distributed(distributed::Communicator& comm, MatrixRef X_local
   const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
   detail::DistributedEngine* engine = nullptr;
   return detail::fit_lms_on(data, all, options, distributed_parts(comm, data, engine), total);
+}
+
+McdResult fit_mcd_distributed(distributed::Communicator& comm, MatrixRef X_local, const McdOptions& options) {
+  return detail::fit_mcd_on(X_local, detail::DistributedReductions(comm), options, distributed_mcd_parts(comm));
 }
 
 FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept) {

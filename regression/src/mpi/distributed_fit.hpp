@@ -4,13 +4,14 @@
 // both) - the search on the DistributedEngine, the finish over DistributedReductions - the
 // statistics of all rows on every rank and the per-row vectors of the result (fitted,
 // residuals, weights, outlier flags; best_subset in local row numbers) of this rank's rows.
-// Every rank calls with the same options. Not distributed: FAST-MCD (options.mcd must be
-// false).
+// Every rank calls with the same options. With options.mcd the robust distances
+// (fit_mcd_distributed) are this rank's rows'.
 #include <span>
 #include <string>
 
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/regression/estimators.hpp"
+#include "robustfit/regression/mcd.hpp"
 
 namespace robustfit::regression {
 
@@ -28,6 +29,15 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
 // used (the ranks' CPUs, exact selection, double).
 FitResult fit_lms_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,
                               const LmsOptions& options);
+
+// fit_mcd over all ranks' rows (mcd_fit.hpp, written once for both; the search on the
+// DistributedEngine): the same estimate on every rank - n, h, centers, covariances, log_det,
+// the exact fit and its message - and this rank's rows of the per-row results: distances and
+// raw_distances, and flagged and best_subset as 1-based numbers of this rank's rows (add the rows
+// of the ranks before for the numbers one process gives). options.backend and selection are not
+// used (the ranks' CPUs, exact selection). A non-finite value names its row over all ranks on
+// the rank that holds it; the other ranks throw distributed::PeerFailure.
+McdResult fit_mcd_distributed(distributed::Communicator& comm, MatrixRef X_local, const McdOptions& options);
 
 // fit_ls over all ranks' rows: the QR factors of each rank's rows stacked, sums all-reduced.
 FitResult fit_ls_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept = true);

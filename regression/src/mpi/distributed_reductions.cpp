@@ -53,8 +53,10 @@ Eigen::MatrixXd DistributedReductions::stacked(const Eigen::MatrixXd& local) con
 }
 
 std::vector<double> DistributedReductions::select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const {
-  const auto shard = distributed::make_cpu_local_shard<double>(
-      std::span<const double>(values.data(), static_cast<std::size_t>(values.size())));
+  // A NaN on this rank fails here only: agreed, so that no rank waits for it in DIBMS.
+  const auto shard = comm_.agree([&] {
+    return distributed::make_cpu_local_shard<double>(std::span<const double>(values.data(), static_cast<std::size_t>(values.size())));
+  });
   return distributed::dibms_select(comm_, *shard, ks);
 }
 
@@ -107,25 +109,16 @@ double DistributedReductions::trimmed_sum(const Eigen::VectorXd& values, std::si
   return sums[0] + (static_cast<double>(h) - sums[1]) * t;
 }
 
-double DistributedReductions::min_window_variance(const Eigen::VectorXd& values, std::size_t h) const {
-  const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
-  const std::size_t n = total(static_cast<std::size_t>(values.size()));
-  // Rank r receives sorted positions [first[r], first[r + 1]); the splitters are the values at
-  // those positions, and the median (position n / 2) is the shift of the sums, as one process.
-  std::vector<std::size_t> first(q + 1);
-  for (std::size_t r = 0; r <= q; ++r) first[r] = r * n / q;
-  std::vector<std::uint64_t> ks{n / 2};
-  for (std::size_t r = 1; r < q; ++r) ks.push_back(std::min(first[r], n - 1));
-  const std::vector<double> selected = select(values, ks);
-  const double shift = selected[0];
-
+std::vector<double> DistributedReductions::sorted_block(const Eigen::VectorXd& values, const std::vector<std::size_t>& first,
+                                                        const std::vector<double>& splitters) const {
+  const auto q = static_cast<std::size_t>(comm_.size());
   // This rank's values sorted; cut[r]: how many of them lie before position first[r] (values
   // below the splitter, then equal ones in global rank order, as smallest_h takes them).
   std::vector<double> mine(values.data(), values.data() + values.size());
   std::sort(mine.begin(), mine.end());
   std::vector<std::uint64_t> below(q + 1, 0), ties(q + 1, 0);
   for (std::size_t r = 1; r < q; ++r) {
-    const double t = selected[r];
+    const double t = splitters[r - 1];
     below[r] = static_cast<std::uint64_t>(std::lower_bound(mine.begin(), mine.end(), t) - mine.begin());
     ties[r] = static_cast<std::uint64_t>(std::upper_bound(mine.begin(), mine.end(), t) - mine.begin()) - below[r];
   }
@@ -145,6 +138,37 @@ double DistributedReductions::min_window_variance(const Eigen::VectorXd& values,
   std::vector<double> sorted(received.size());
   std::transform(received.begin(), received.end(), sorted.begin(), value_of);
   std::sort(sorted.begin(), sorted.end());  // positions first[rank] ...
+  return sorted;
+}
+
+std::vector<std::uint64_t> DistributedReductions::shifted(std::span<const double> block, std::size_t width,
+                                                          const std::vector<std::size_t>& first, std::size_t h) const {
+  // Position k's numbers go to the owner of k + h (k + h < n: this rank's first positions, in
+  // order); the owner receives those of positions max(begin, h) - h on, in order.
+  const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
+  const std::size_t n = first[q], begin = first[rank], m = block.size() / width;
+  std::vector<std::size_t> send(q, 0);
+  for (std::size_t i = 0; i < m && begin + i + h < n; ++i) {
+    const std::size_t k = begin + i;
+    const auto owner = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), k + h) - first.begin() - 1);
+    send[owner] += width;
+  }
+  const std::size_t sent = std::accumulate(send.begin(), send.end(), std::size_t{0});
+  return comm_.all_to_all(bits_of(block.first(sent)), send);
+}
+
+double DistributedReductions::min_window_variance(const Eigen::VectorXd& values, std::size_t h) const {
+  const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
+  const std::size_t n = total(static_cast<std::size_t>(values.size()));
+  // Rank r receives sorted positions [first[r], first[r + 1]); the splitters are the values at
+  // those positions, and the median (position n / 2) is the shift of the sums, as one process.
+  std::vector<std::size_t> first(q + 1);
+  for (std::size_t r = 0; r <= q; ++r) first[r] = r * n / q;
+  std::vector<std::uint64_t> ks{n / 2};
+  for (std::size_t r = 1; r < q; ++r) ks.push_back(std::min(first[r], n - 1));
+  const std::vector<double> selected = select(values, ks);
+  const double shift = selected[0];
+  const std::vector<double> sorted = sorted_block(values, first, std::vector<double>(selected.begin() + 1, selected.end()));
   const std::size_t begin = first[rank], m = sorted.size();
 
   // Inclusive prefix sums of (x - shift) and its square over the positions, offset by the ranks
@@ -161,17 +185,8 @@ double DistributedReductions::min_window_variance(const Eigen::VectorXd& values,
   for (std::size_t r = 0; r < rank; ++r) offset += value_of(totals[2 * r]), offset2 += value_of(totals[2 * r + 1]);
   for (std::size_t i = 0; i < m; ++i) prefix[2 * i] += offset, prefix[2 * i + 1] += offset2;
 
-  // The window ending at position e needs the prefix sums at e - h: position k's go to the owner
-  // of k + h (k + h < n: this rank's first positions, in order).
-  std::vector<std::size_t> send(q, 0);
-  for (std::size_t i = 0; i < m && begin + i + h < n; ++i) {
-    const std::size_t k = begin + i;
-    const auto owner = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), k + h) - first.begin() - 1);
-    send[owner] += 2;
-  }
-  const std::size_t sent = std::accumulate(send.begin(), send.end(), std::size_t{0});
-  const std::vector<std::uint64_t> shifted =
-      comm_.all_to_all(bits_of(std::span<const double>(prefix).first(sent)), send);
+  // The window ending at position e needs the prefix sums at e - h.
+  const std::vector<std::uint64_t> before_window = shifted(prefix, 2, first, h);
 
   // Windows j .. j + h - 1 ending here: e >= h - 1 (E(-1) = 0); the received prefix sums are
   // those of positions max(begin, h) - h on, in order.
@@ -182,13 +197,47 @@ double DistributedReductions::min_window_variance(const Eigen::VectorXd& values,
     const std::size_t e = begin + i;
     if (e + 1 < h) continue;
     double before = 0, before2 = 0;
-    if (e >= h) before = value_of(shifted[2 * next]), before2 = value_of(shifted[2 * next + 1]), ++next;
+    if (e >= h) before = value_of(before_window[2 * next]), before2 = value_of(before_window[2 * next + 1]), ++next;
     const double sum = prefix[2 * i] - before, sum_sq = prefix[2 * i + 1] - before2;
     best = std::min(best, sum_sq / hd - (sum / hd) * (sum / hd));
   }
   double result[] = {best};
   comm_.all_reduce_min(result);
   return std::max(result[0], 0.0);
+}
+
+VarianceWindowScan DistributedReductions::min_variance_window(const Eigen::VectorXd& values, std::size_t h,
+                                                              double shift) const {
+  const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
+  const std::size_t n = total(static_cast<std::size_t>(values.size()));
+  std::vector<std::size_t> first(q + 1);
+  for (std::size_t r = 0; r <= q; ++r) first[r] = r * n / q;
+  std::vector<std::uint64_t> ks;
+  for (std::size_t r = 1; r < q; ++r) ks.push_back(std::min(first[r], n - 1));
+  const std::vector<double> splitters = ks.empty() ? std::vector<double>{} : select(values, ks);
+  std::vector<double> x = sorted_block(values, first, splitters);
+  for (double& v : x) v -= shift;
+  const std::vector<std::uint64_t> leaving = shifted(x, 1, first, h);
+  // The scan runs over the positions in order: rank r goes on from the state rank r - 1 left
+  // (a broadcast per rank), so its sums are one process's, bit for bit.
+  VarianceWindowScan scan{.h = h};
+  std::vector<std::uint64_t> state(5);
+  for (int turn = 0; turn < comm_.size(); ++turn) {
+    if (comm_.rank() == turn) {
+      std::size_t next = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const std::size_t e = first[rank] + i;
+        scan.add(e, x[i], e >= h ? value_of(leaving[next++]) : 0.0);
+      }
+      state = bits_of(std::vector<double>{scan.sum, scan.squares, scan.best_ss, scan.best_sum});
+      state.push_back(scan.best_start);
+    }
+    comm_.broadcast(state, turn);
+    scan.sum = value_of(state[0]), scan.squares = value_of(state[1]);
+    scan.best_ss = value_of(state[2]), scan.best_sum = value_of(state[3]);
+    scan.best_start = static_cast<std::size_t>(state[4]);
+  }
+  return scan;
 }
 
 }  // namespace robustfit::regression::detail

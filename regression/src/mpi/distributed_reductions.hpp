@@ -11,7 +11,9 @@
 //                        splitters are DIBMS order statistics, one all-to-all), then every window
 //                        of h consecutive values from prefix sums (a second all-to-all moves the
 //                        prefix sums h positions on). It moves each value twice: 16 n / q bytes
-//                        per rank, the one reduction here whose bytes grow with n;
+//                        per rank;
+//   min_variance_window  the same sample sort, each value moved h positions on, then the scan
+//                        rank after rank (a broadcast of its state per rank): one process's sums;
 //   kth_smallest_many    DIBMS;
 //   shortest_window_below  the exact shortest window over all ranks (distributed_window.hpp:
 //                        a sample sort, 16 n / q bytes per rank), then the bound;
@@ -41,10 +43,20 @@ class DistributedReductions final : public RowReductions {
   std::vector<double> kth_smallest_many(const Eigen::VectorXd& values, std::span<const std::size_t> ks) const override;
   std::optional<ShortestWindow> shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
                                                       double bound) const override;
+  VarianceWindowScan min_variance_window(const Eigen::VectorXd& values, std::size_t h, double shift) const override;
 
  private:
   // The order statistics of ranks ks (0-based, over all ranks) of the values, by DIBMS.
   std::vector<double> select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const;
+  // The values sorted across the ranks (an exact sample sort, one all-to-all): this rank's
+  // sorted positions [first[rank], first[rank + 1]), given splitters[r - 1], the value at
+  // position first[r] (r = 1 .. q - 1).
+  std::vector<double> sorted_block(const Eigen::VectorXd& values, const std::vector<std::size_t>& first,
+                                   const std::vector<double>& splitters) const;
+  // `width` numbers per sorted position of this rank's block moved h positions on (one
+  // all-to-all): what this rank receives, those of positions max(first[rank], h) - h on.
+  std::vector<std::uint64_t> shifted(std::span<const double> block, std::size_t width, const std::vector<std::size_t>& first,
+                                     std::size_t h) const;
 
   distributed::Communicator& comm_;
 };
