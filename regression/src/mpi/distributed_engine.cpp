@@ -112,8 +112,7 @@ std::vector<std::vector<Eigen::Index>> DistributedEngine::h_subsets(const std::v
   return rows;
 }
 
-void DistributedEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) {
-  // The subsets' rows, then the CPU engine's solve on them (row j*p + r is row r of subset j).
+std::unique_ptr<Engine> DistributedEngine::subsets_engine(const SubsetMatrix& subsets, SubsetMatrix& local) const {
   std::vector<std::size_t> rows(static_cast<std::size_t>(subsets.size()));
   for (Eigen::Index j = 0; j < subsets.cols(); ++j)
     for (Eigen::Index r = 0; r < subsets.rows(); ++r)
@@ -121,10 +120,16 @@ void DistributedEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::Matr
   Eigen::MatrixXd X;
   Eigen::VectorXd y;
   fetch_rows(rows, X, y);
-  SubsetMatrix local(subsets.rows(), subsets.cols());
+  local.resize(subsets.rows(), subsets.cols());
   for (Eigen::Index j = 0; j < subsets.cols(); ++j)
     for (Eigen::Index r = 0; r < subsets.rows(); ++r) local(r, j) = j * subsets.rows() + r;
-  CpuEngine(std::move(X), std::move(y)).solve_elemental(local, betas, ok);
+  return std::make_unique<CpuEngine>(std::move(X), std::move(y));
+}
+
+void DistributedEngine::solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) {
+  // The CPU engine's solve on the subsets' rows.
+  SubsetMatrix local;
+  subsets_engine(subsets, local)->solve_elemental(local, betas, ok);
 }
 
 void DistributedEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) {
@@ -217,19 +222,10 @@ void DistributedEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bo
 }
 
 void DistributedEngine::subset_grams(const SubsetMatrix& subsets, Eigen::MatrixXd& grams) {
-  // The subsets' rows fetched from their owners, then the CPU engine's Gram matrices of them:
-  // the same matrices as one process, bit for bit.
-  std::vector<std::size_t> rows(static_cast<std::size_t>(subsets.size()));
-  for (Eigen::Index j = 0; j < subsets.cols(); ++j)
-    for (Eigen::Index r = 0; r < subsets.rows(); ++r)
-      rows[static_cast<std::size_t>(j * subsets.rows() + r)] = static_cast<std::size_t>(subsets(r, j));
-  Eigen::MatrixXd X;
-  Eigen::VectorXd y;
-  fetch_rows(rows, X, y);
-  SubsetMatrix local(subsets.rows(), subsets.cols());
-  for (Eigen::Index j = 0; j < subsets.cols(); ++j)
-    for (Eigen::Index r = 0; r < subsets.rows(); ++r) local(r, j) = j * subsets.rows() + r;
-  CpuEngine(std::move(X), std::move(y)).subset_grams(local, grams);
+  // The CPU engine's Gram matrices of the subsets' rows: the same matrices as one process, bit
+  // for bit.
+  SubsetMatrix local;
+  subsets_engine(subsets, local)->subset_grams(local, grams);
 }
 
 void DistributedEngine::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,

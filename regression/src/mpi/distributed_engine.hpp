@@ -53,6 +53,9 @@ class DistributedEngine final : public Engine {
   void fetch_rows(std::span<const std::size_t> rows, Eigen::MatrixXd& X, Eigen::VectorXd& y) const;
 
  private:
+  // The rows of every subset (column) fetched from their owners, as a CPU engine whose row
+  // j * subsets.rows() + r is row r of subset j; `local` receives those row numbers.
+  std::unique_ptr<Engine> subsets_engine(const SubsetMatrix& subsets, SubsetMatrix& local) const;
   // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
   // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
   std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
