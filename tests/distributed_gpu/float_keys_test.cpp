@@ -104,7 +104,7 @@ TEST(FloatKeys, LookupEqualsUpperBoundOverTheEdges) {
       const std::uint64_t key = rd::order_key(static_cast<double>(value));
       const auto after = std::upper_bound(edges.begin(), edges.end(), key) - edges.begin();
       const auto expected = static_cast<std::uint32_t>(std::max<std::ptrdiff_t>(after - 1, 0));
-      ASSERT_EQ(rd::detail::interval_of_float_key(lookup, table.data(), thresholds.data(), rd::detail::float_key(value)), expected)
+      ASSERT_EQ(rd::detail::interval_of(lookup, table.data(), thresholds.data(), rd::detail::float_key(value)), expected)
           << "trial " << trial << " value " << value;
     }
   }
@@ -141,7 +141,7 @@ TEST(FloatKeys, BucketByThresholdsIsBucketOf) {
       const auto after = std::upper_bound(lows.begin(), lows.end(), key) - lows.begin();
       const rd::KeyInterval& interval = intervals[static_cast<std::size_t>(std::max<std::ptrdiff_t>(after - 1, 0))];
       if (key < interval.lo || key > interval.hi) continue;  // between the intervals: no candidate of a count
-      ASSERT_EQ(rd::detail::interval_of_float_key(lookup, table.data(), thresholds.data(), rd::detail::float_key(value)),
+      ASSERT_EQ(rd::detail::interval_of(lookup, table.data(), thresholds.data(), rd::detail::float_key(value)),
                 rd::bucket_of(interval, key))
           << "trial " << trial << " value " << value;
     }

@@ -182,7 +182,7 @@ struct FloatBucketOf {
   detail::IntervalLookup lookup;
   __device__ std::uint32_t load(Index i) const { return detail::float_key(values[i]); }
   __device__ std::uint32_t of(Index, std::uint32_t key) const {
-    const std::uint32_t at = detail::interval_of_float_key(lookup, bins, thresholds, key);
+    const std::uint32_t at = detail::interval_of(lookup, bins, thresholds, key);
     return buckets != nullptr ? buckets[at] : at;
   }
 };
@@ -235,7 +235,7 @@ struct FloatHasSlot {
   const std::int32_t* slots;
   __device__ bool operator()(float value) const {
     const std::uint32_t key = detail::float_key(value);
-    return key >= thresholds[0] && slots[detail::interval_of_float_key(lookup, bins, thresholds, key)] >= 0;
+    return key >= thresholds[0] && slots[detail::interval_of(lookup, bins, thresholds, key)] >= 0;
   }
 };
 

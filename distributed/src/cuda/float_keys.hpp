@@ -64,22 +64,4 @@ inline std::vector<std::uint32_t> float_thresholds(std::span<const std::uint64_t
   return out;
 }
 
-// interval_of over 32-bit lows, with a lookup that make_interval_lookup built from the same lows
-// widened to 64 bits (so its base and span fit in 32 bits, and its shift is below 32).
-ROBUSTFIT_FLOAT_KEYS_HOST_DEVICE inline std::uint32_t interval_of_float_key(const IntervalLookup& lookup,
-                                                                           const std::uint32_t* table,
-                                                                           const std::uint32_t* lows, std::uint32_t key) {
-  const auto base = static_cast<std::uint32_t>(lookup.base);
-  if (key < base) return 0;
-  const std::uint32_t bin = (key - base) >> lookup.shift;
-  if (bin >= lookup.bins) return lookup.last;
-  std::uint32_t low = table[2 * bin], high = table[2 * bin + 1];
-  while (low < high) {
-    const std::uint32_t middle = low + (high - low + 1) / 2;
-    if (lows[middle] <= key) low = middle;
-    else high = middle - 1;
-  }
-  return low;
-}
-
 }  // namespace robustfit::distributed::detail

@@ -54,10 +54,14 @@ inline IntervalLookup make_interval_lookup(std::span<const std::uint64_t> lows, 
   return lookup;
 }
 
+// Key: the 64-bit lows the lookup was built from, or 32-bit lows whose widened values it was
+// built from (float_keys.hpp: then its base and span fit in 32 bits and its shift is below 32).
+template <class Key>
 ROBUSTFIT_LOOKUP_HOST_DEVICE inline std::uint32_t interval_of(const IntervalLookup& lookup, const std::uint32_t* table,
-                                                              const std::uint64_t* lows, std::uint64_t key) {
-  if (key < lookup.base) return 0;
-  const std::uint64_t bin = (key - lookup.base) >> lookup.shift;
+                                                              const Key* lows, Key key) {
+  const auto base = static_cast<Key>(lookup.base);
+  if (key < base) return 0;
+  const Key bin = (key - base) >> lookup.shift;
   if (bin >= lookup.bins) return lookup.last;
   std::uint32_t low = table[2 * bin], high = table[2 * bin + 1];  // lows[low] <= key < lows[high + 1]
   while (low < high) {
