@@ -79,6 +79,17 @@ TEST(GpuSelectionBatched, LtsAndKnnShapes) {
   expect_batched_matches<double>((1u << 17) + 9, 10, (1u << 17) + 9, 77, false);
 }
 
+// At least as many columns as resident blocks: one block per column makes every digit pass in
+// one launch (batched_column_select), 8-bit digits and 11-bit ones, NaN columns included.
+TEST(GpuSelectionBatched, ManyColumnsOneBlockEach) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_batched_matches<float>(2048, 1200, 2048, 9, false);
+  expect_batched_matches<float>(777, 1500, 780, 776, true);
+  expect_batched_matches<double>(3001, 1100, 3005, 1500, true);
+  expect_batched_matches<float>(1u << 17, 1060, 1u << 17, 1u << 16, false);
+  expect_batched_matches<double>((1u << 17) + 1, 1060, (1u << 17) + 1, 3, false);
+}
+
 TEST(GpuSelectionBatched, NaNColumnGivesNaN) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   expect_batched_matches<float>(5000, 8, 5000, 2500, true);

@@ -358,6 +358,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
     if (cublas_) cublasDestroy(cublas_);
     if (cublas_tf32_) cublasDestroy(cublas_tf32_);
     cudaFree(train_norms_);
+    cudaFree(train_roots_);
     cudaFree(train_);
     cudaFree(device_rows_);
     cudaFree(device_distances_);
@@ -572,6 +573,10 @@ class CudaEngineImpl final : public CudaKnnEngine {
     }
     RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_norms_), n_ * sizeof(T)));
     cuda::squared_norms(train_, n_, d_, train_norms_, stream_);
+    if (cublas_tf32_) {
+      RF_KNN_CUDA(cudaMalloc(reinterpret_cast<void**>(&train_roots_), n_ * sizeof(T)));
+      cuda::rounded_up_roots(train_norms_, n_, train_roots_, stream_);
+    }
     RF_KNN_CUDA(cudaStreamSynchronize(stream_));
   }
 
@@ -701,7 +706,8 @@ class CudaEngineImpl final : public CudaKnnEngine {
       for (std::size_t b = 0; b < n_; b += chunk) {
         const std::size_t rows = std::min(n_, b + chunk) - b;
         dots(train_ + b * d_, rows, d_dots);
-        cuda::filter_by_bounds(d_dots, rows, mt, d_, d_query_norms, train_norms_ + b, Row(b),
+        cuda::filter_by_bounds(d_dots, rows, mt, d_, d_query_norms, train_norms_ + b,
+                               train_roots_ ? train_roots_ + b : nullptr, Row(b),
                                d_self, d_thresholds, d_counts, d_cand_rows, capacity,
                                tf32_factor, stream_);
       }
@@ -805,6 +811,7 @@ class CudaEngineImpl final : public CudaKnnEngine {
   cublasHandle_t cublas_tf32_ = nullptr;  // float GEMM filter on TF32 tensor cores (tuning_.gemm_tf32)
   bool train_tf32_ok_ = false;            // float, d <= kMaxTf32Features, no subnormal values
   T* train_norms_ = nullptr;
+  T* train_roots_ = nullptr;  // sqrt of train_norms_ rounded up, where TF32 dot products may be used
   std::int64_t* device_rows_ = nullptr;  // lists_on_device: the whole m x k result
   double* device_distances_ = nullptr;
   std::size_t device_capacity_ = 0, device_queries_ = 0, device_k_ = 0;

@@ -12,6 +12,7 @@
 #include "check.hpp"
 #include "kernels.hpp"
 #include "rounded_ops.cuh"
+#include "warp_append.cuh"
 
 namespace robustfit::neighbors::cuda {
 namespace {
@@ -158,10 +159,13 @@ __global__ void keep_kernel(const Row* rows, const T* distances, const unsigned*
   const std::size_t count = counts[q] < capacity ? counts[q] : capacity;
   const T t = tau[q];
   const std::size_t base = q * capacity;
-  for (std::size_t j = threadIdx.x; j < count; j += blockDim.x) {
-    const T dist = distances[base + j];
-    if (dist <= t) {
-      const unsigned slot = atomicAdd(&kept[q], 1u);
+  // Whole warps walk the candidates together (warp_append_slot needs every lane).
+  for (std::size_t first = threadIdx.x - threadIdx.x % 32; first < count; first += blockDim.x) {
+    const std::size_t j = first + threadIdx.x % 32;
+    const T dist = j < count ? distances[base + j] : T(0);
+    const bool take = j < count && dist <= t;
+    const unsigned slot = warp_append_slot(&kept[q], take);
+    if (take) {
       out_rows[base + slot] = rows[base + j];
       out_distances[base + slot] = dist;
     }

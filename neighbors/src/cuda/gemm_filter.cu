@@ -7,6 +7,7 @@
 #include "check.hpp"
 #include "gemm_filter.hpp"
 #include "rounded_ops.cuh"
+#include "warp_append.cuh"
 
 namespace robustfit::neighbors::cuda {
 namespace {
@@ -25,11 +26,24 @@ template <> struct Rounding<double> {
 // M = 2 (|q|^2 + |x|^2) >= (|q| + |x|)^2 (no product of norms to underflow or overflow).
 // TF32 dot products add tf32 |q| |x| (q_root = sqrt(|q|^2)); a product of roots that underflows
 // errs by less than tiny, inside the absolute term.
+// x_root = sqrt_ru(xn), taken once per training row where the same rows meet many queries
+// (row_roots of filter_by_bounds).
 template <class T>
-__device__ __forceinline__ T error_bound(T qn, T xn, T d4, T tf32, T q_root) {
+__device__ __forceinline__ T error_bound(T qn, T xn, T d4, T tf32, T q_root, T x_root) {
   const T m = T(2) * (qn + xn);
   const T e = T(3) * d4 * Rounding<T>::u * m + T(32) * d4 * Rounding<T>::tiny;
-  return tf32 == T(0) ? e : e + tf32 * (q_root * sqrt_ru(xn));
+  return tf32 == T(0) ? e : e + tf32 * (q_root * x_root);
+}
+
+template <class T>
+__device__ __forceinline__ T error_bound(T qn, T xn, T d4, T tf32, T q_root) {
+  return error_bound(qn, xn, d4, tf32, q_root, tf32 == T(0) ? T(0) : sqrt_ru(xn));
+}
+
+template <class T>
+__global__ void roots_kernel(const T* norms, std::size_t count, T* out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = sqrt_ru(norms[i]);
 }
 
 template <class T>
@@ -63,32 +77,52 @@ __global__ void upper_bounds_kernel(T* dots, std::size_t ld, std::size_t s, T d4
 }
 
 constexpr int kFilterThreads = 256;
-constexpr int kFilterPerThread = 4;
+// 16 pairs a thread, loaded before any is tested, and one atomicAdd per warp for all of them
+// (a warp scan places each lane's candidates; no block barrier): a 2^14 x 2^14 tile with 4 pairs
+// a thread and an atomic per warp and pair ran at a tenth of the memory bandwidth, its warps
+// waiting on the atomics' results (a block-wide scan instead cost 25 % at n = 2^20).
+constexpr int kFilterPerThread = 16;
 
-template <class T>
+// kTf32: the TF32 term with the rows' roots (float only); without it no roots are read or held.
+template <class T, bool kTf32>
 __global__ __launch_bounds__(kFilterThreads) void filter_kernel(
     const T* dots, std::size_t rows, T d4, const T* query_norms, const T* row_norms,
-    Row first_row, const Row* self, const T* thresholds, unsigned* counts, Row* cand_rows,
-    std::size_t capacity, T tf32) {
+    const T* row_roots, Row first_row, const Row* self, const T* thresholds, unsigned* counts,
+    Row* cand_rows, std::size_t capacity, T tf32) {
   const std::size_t q = blockIdx.y;
   const T qn = query_norms[q];
-  const T q_root = tf32 == T(0) ? T(0) : sqrt_ru(qn);
+  const T q_root = kTf32 ? sqrt_ru(qn) : T(0);
   const T t = thresholds[q];
   // sqrt_rn(s) <= t implies s <= t^2 (1 + u)^2 <= t^2 (1 + 4u), rounded up.
   const T t2 = mul_ru(mul_ru(t, t), T(1) + T(4) * Rounding<T>::u);
   const Row own = self ? self[q] : kNoRow;
-  const std::size_t base = std::size_t(blockIdx.x) * kFilterThreads * kFilterPerThread;
+  const std::size_t base = std::size_t(blockIdx.x) * kFilterThreads * kFilterPerThread + threadIdx.x;
+  T dot[kFilterPerThread], norm[kFilterPerThread];
 #pragma unroll
   for (int i = 0; i < kFilterPerThread; ++i) {
-    const std::size_t r = base + std::size_t(i) * kFilterThreads + threadIdx.x;
-    if (r >= rows) break;
-    const T xn = row_norms[r];
-    const T sp = (qn + xn) - T(2) * dots[q * rows + r];
-    const T lower = sp - error_bound(qn, xn, d4, tf32, q_root);
-    const Row row = first_row + Row(r);
-    if (lower > t2 || row == own) continue;  // NaN bounds stay candidates
-    const unsigned slot = atomicAdd(&counts[q], 1u);
-    if (slot < capacity) cand_rows[q * capacity + slot] = row;
+    const std::size_t r = base + std::size_t(i) * kFilterThreads;
+    dot[i] = r < rows ? dots[q * rows + r] : T(0);
+    norm[i] = r < rows ? row_norms[r] : T(0);
+  }
+  unsigned taken = 0, mine = 0;  // bit i: pair i is a candidate
+#pragma unroll
+  for (int i = 0; i < kFilterPerThread; ++i) {
+    const std::size_t r = base + std::size_t(i) * kFilterThreads;
+    const T sp = (qn + norm[i]) - T(2) * dot[i];
+    const T root = kTf32 && r < rows ? row_roots[r] : T(0);
+    const T lower = sp - error_bound(qn, norm[i], d4, kTf32 ? tf32 : T(0), q_root, root);
+    // NaN bounds stay candidates
+    if (r < rows && !(lower > t2) && first_row + Row(r) != own) {
+      taken |= 1u << i;
+      ++mine;
+    }
+  }
+  unsigned slot = warp_reserve(&counts[q], mine);
+#pragma unroll
+  for (int i = 0; i < kFilterPerThread; ++i) {
+    if (!(taken >> i & 1u)) continue;
+    if (slot < capacity) cand_rows[q * capacity + slot] = first_row + Row(base + std::size_t(i) * kFilterThreads);
+    ++slot;
   }
 }
 
@@ -133,6 +167,29 @@ __global__ __launch_bounds__(kRecheckWarps * 32) void recheck_kernel(
   }
 }
 
+// Few features: one thread per candidate, the same terms added in the same order (the warp
+// form leaves 32 - d lanes idle on every row it reads).
+constexpr std::size_t kRecheckThreadMaxD = 8;
+
+template <class T>
+__global__ __launch_bounds__(256) void recheck_thread_kernel(
+    const T* queries, const T* train, std::size_t d, const unsigned* counts, const Row* cand_rows,
+    T* cand_distances, std::size_t capacity) {
+  const std::size_t q = blockIdx.y;
+  const std::size_t count = counts[q] < capacity ? counts[q] : capacity;
+  const T* qp = queries + q * d;
+  for (std::size_t c = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
+       c += std::size_t(gridDim.x) * blockDim.x) {
+    const T* xp = train + std::size_t(cand_rows[q * capacity + c]) * d;
+    T acc = 0;
+    for (std::size_t j = 0; j < d; ++j) {
+      const T diff = sub_rn(__ldg(qp + j), __ldg(xp + j));
+      acc = add_rn(acc, mul_rn(diff, diff));
+    }
+    cand_distances[q * capacity + c] = sqrt_rn(acc);
+  }
+}
+
 unsigned blocks_for(std::size_t items, std::size_t per_block, std::size_t cap) {
   const std::size_t b = (items + per_block - 1) / per_block;
   return unsigned(b < 1 ? 1 : (b > cap ? cap : b));
@@ -162,6 +219,13 @@ void squared_norms(const T* rows, std::size_t count, std::size_t d, T* out, cuda
 }
 
 template <class T>
+void rounded_up_roots(const T* norms, std::size_t count, T* out, cudaStream_t stream) {
+  if (count == 0) return;
+  roots_kernel<T><<<unsigned((count + 255) / 256), 256, 0, stream>>>(norms, count, out);
+  RF_KNN_CUDA(cudaGetLastError());
+}
+
+template <class T>
 void dots_to_upper_bounds(T* dots, std::size_t ld, std::size_t m, std::size_t s, std::size_t d,
                           const T* query_norms, const T* row_norms, const Row* row_ids,
                           const Row* self, T tf32, cudaStream_t stream) {
@@ -174,16 +238,21 @@ void dots_to_upper_bounds(T* dots, std::size_t ld, std::size_t m, std::size_t s,
 
 template <class T>
 void filter_by_bounds(const T* dots, std::size_t rows, std::size_t m, std::size_t d,
-                      const T* query_norms, const T* row_norms, Row first_row, const Row* self,
+                      const T* query_norms, const T* row_norms, const T* row_roots, Row first_row, const Row* self,
                       const T* thresholds, unsigned* counts, Row* cand_rows,
                       std::size_t capacity, T tf32, cudaStream_t stream) {
   if (m == 0 || rows == 0) return;
   const dim3 grid{unsigned((rows + kFilterThreads * kFilterPerThread - 1) /
                            (kFilterThreads * kFilterPerThread)),
                   unsigned(m)};
-  filter_kernel<T><<<grid, kFilterThreads, 0, stream>>>(dots, rows, T(d + 4), query_norms,
-                                                        row_norms, first_row, self, thresholds,
-                                                        counts, cand_rows, capacity, tf32);
+  if (tf32 != T(0))
+    filter_kernel<T, true><<<grid, kFilterThreads, 0, stream>>>(dots, rows, T(d + 4), query_norms, row_norms,
+                                                              row_roots, first_row, self, thresholds,
+                                                              counts, cand_rows, capacity, tf32);
+  else
+    filter_kernel<T, false><<<grid, kFilterThreads, 0, stream>>>(dots, rows, T(d + 4), query_norms, row_norms,
+                                                               row_roots, first_row, self, thresholds,
+                                                               counts, cand_rows, capacity, tf32);
   RF_KNN_CUDA(cudaGetLastError());
 }
 
@@ -192,6 +261,13 @@ void candidate_distances(const T* queries, std::size_t m, const T* train, std::s
                          const unsigned* counts, const Row* cand_rows, T* cand_distances,
                          std::size_t capacity, cudaStream_t stream) {
   if (m == 0) return;
+  if (d <= kRecheckThreadMaxD) {
+    const dim3 grid{blocks_for(capacity, 256, 4), unsigned(m)};
+    recheck_thread_kernel<T><<<grid, 256, 0, stream>>>(queries, train, d, counts, cand_rows,
+                                                       cand_distances, capacity);
+    RF_KNN_CUDA(cudaGetLastError());
+    return;
+  }
   const dim3 grid{blocks_for(capacity, kRecheckWarps * 32, 8), unsigned(m)};
   recheck_kernel<T><<<grid, kRecheckWarps * 32, 0, stream>>>(queries, train, d, counts, cand_rows,
                                                              cand_distances, capacity);
@@ -200,11 +276,12 @@ void candidate_distances(const T* queries, std::size_t m, const T* train, std::s
 
 #define ROBUSTFIT_KNN_GEMM_INSTANTIATE(T)                                                     \
   template void squared_norms<T>(const T*, std::size_t, std::size_t, T*, cudaStream_t);      \
+  template void rounded_up_roots<T>(const T*, std::size_t, T*, cudaStream_t);                \
   template void dots_to_upper_bounds<T>(T*, std::size_t, std::size_t, std::size_t,           \
                                         std::size_t, const T*, const T*, const Row*,         \
                                         const Row*, T, cudaStream_t);                        \
   template void filter_by_bounds<T>(const T*, std::size_t, std::size_t, std::size_t,         \
-                                    const T*, const T*, Row, const Row*, const T*,           \
+                                    const T*, const T*, const T*, Row, const Row*, const T*, \
                                     unsigned*, Row*, std::size_t, T, cudaStream_t);          \
   template void candidate_distances<T>(const T*, std::size_t, const T*, std::size_t,         \
                                        const unsigned*, const Row*, T*, std::size_t,         \

@@ -34,12 +34,17 @@ void dots_to_upper_bounds(T* dots, std::size_t ld, std::size_t m, std::size_t s,
                           const T* query_norms, const T* row_norms, const Row* row_ids,
                           const Row* self, T tf32, cudaStream_t stream);
 
+// out[i] = sqrt(norms[i]) rounded up: the rows' factor of the TF32 term, once per training row.
+template <class T>
+void rounded_up_roots(const T* norms, std::size_t count, T* out, cudaStream_t stream);
+
 // dots[q * rows + r] = q.x_{first_row + r}: appends first_row + r to query q's list (same rules as
 // filter_candidates: counts keep counting past capacity) when its lower bound s' - e is within the
-// threshold of THE direct distance thresholds[q], and it is not self[q]. Rows only.
+// threshold of THE direct distance thresholds[q], and it is not self[q]. Rows only. row_roots:
+// rounded_up_roots of row_norms (read only when tf32 > 0; may be null otherwise).
 template <class T>
 void filter_by_bounds(const T* dots, std::size_t rows, std::size_t m, std::size_t d,
-                      const T* query_norms, const T* row_norms, Row first_row, const Row* self,
+                      const T* query_norms, const T* row_norms, const T* row_roots, Row first_row, const Row* self,
                       const T* thresholds, unsigned* counts, Row* cand_rows,
                       std::size_t capacity, T tf32, cudaStream_t stream);
 

@@ -83,6 +83,32 @@ __global__ __launch_bounds__(kPassThreads) void batched_pass(
   if (kFirst && threadIdx.x == 0 && block_nan) has_nan[column] = 1;
 }
 
+// The bin of `kBins` (counts[bin], read by thread t for bins t * kPerThread ..) holding rank
+// `k` among the counts: returns (bin, rank within the bin) on the thread that holds it, -1
+// elsewhere. All threads of the block call it (a block scan).
+template <int kBins, int kThreads>
+__device__ __forceinline__ int bin_of_rank(const unsigned int (&counts)[kBins / kThreads],
+                                           unsigned long long k, unsigned long long& rank_in_bin) {
+  constexpr int kPerThread = kBins / kThreads;
+  using Scan = cub::BlockScan<unsigned long long, kThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  unsigned long long total = 0;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) total += counts[j];
+  unsigned long long below = 0;
+  Scan(scan_storage).ExclusiveSum(total, below);
+  int found = -1;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    if (k >= below && k < below + counts[j]) {
+      found = int(threadIdx.x) * kPerThread + j;
+      rank_in_bin = k - below;
+    }
+    below += counts[j];
+  }
+  return found;
+}
+
 // One block per column: the bin holding the column's rank extends its prefix; clears the
 // column's histogram for the next pass.
 template <class Key, int kBits>
@@ -92,31 +118,77 @@ __global__ __launch_bounds__(kFindThreads) void batched_find(unsigned int* hist,
   constexpr int kBins = 1 << kBits;
   constexpr int kPerThread = kBins / kFindThreads;
   static_assert(kBins % kFindThreads == 0);
-  using Scan = cub::BlockScan<unsigned long long, kFindThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
   const std::size_t column = blockIdx.x;
   unsigned int* column_hist = hist + column * kBins;
   unsigned int counts[kPerThread];
-  unsigned long long total = 0;
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
     counts[j] = column_hist[threadIdx.x * kPerThread + j];
     column_hist[threadIdx.x * kPerThread + j] = 0;
-    total += counts[j];
   }
-  unsigned long long below = 0;
-  Scan(scan_storage).ExclusiveSum(total, below);
   const unsigned long long k = rank[column];
   const Key column_prefix = prefix[column];
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    if (k >= below && k < below + counts[j]) {
-      prefix[column] = (column_prefix << width) | Key(threadIdx.x * kPerThread + j);
-      rank[column] = k - below;
-    }
-    below += counts[j];
+  unsigned long long rank_in_bin = 0;
+  const int bin = bin_of_rank<kBins, kFindThreads>(counts, k, rank_in_bin);
+  if (bin >= 0) {
+    prefix[column] = (column_prefix << width) | Key(bin);
+    rank[column] = rank_in_bin;
   }
+}
+
+// Many columns, one block each (the multi-pass path above would launch one block per column
+// for every pass and every find): the block keeps the column's histogram, prefix and rank in
+// shared memory and makes all digit passes in one launch, rescanning its column (which stays in
+// L1/L2 between passes). Same digits, same exact answer as the multi-pass path.
+template <class T, int kBits>
+__global__ __launch_bounds__(kPassThreads) void batched_column_select(
+    const T* matrix, std::size_t rows, std::size_t ld, unsigned long long k, T* out) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kKeyBits = KeyTraits<T>::kBits;
+  constexpr int kBins = 1 << kBits;
+  constexpr int kPerThread = kBins / kPassThreads;
+  constexpr int kPasses = (kKeyBits + kBits - 1) / kBits;
+  static_assert(kBins % kPassThreads == 0);
+  __shared__ unsigned int counts[kBins];
+  __shared__ Key shared_prefix;
+  __shared__ unsigned long long shared_rank;
+  __shared__ int block_nan;
+  const T* values = matrix + std::size_t(blockIdx.x) * ld;
+  if (threadIdx.x == 0) {
+    shared_prefix = 0;
+    shared_rank = k;
+    block_nan = 0;
+  }
+  bool nan_seen = false;
+  int prev_shift = kKeyBits;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int shift = kKeyBits - kBits * (pass + 1) > 0 ? kKeyBits - kBits * (pass + 1) : 0;
+    for (int b = threadIdx.x; b < kBins; b += kPassThreads) counts[b] = 0;
+    __syncthreads();
+    const Key prefix = shared_prefix;
+    for (std::size_t i = threadIdx.x; i < rows; i += kPassThreads) {
+      const T x = values[i];
+      const Key key = KeyTraits<T>::to_key(x);
+      if (pass == 0) nan_seen |= (x != x);
+      if (pass == 0 || (key >> prev_shift) == prefix) atomicAdd(&counts[(key >> shift) & Key(kBins - 1)], 1u);
+    }
+    __syncthreads();
+    unsigned int mine[kPerThread];
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) mine[j] = counts[threadIdx.x * kPerThread + j];
+    unsigned long long rank_in_bin = 0;
+    const int bin = bin_of_rank<kBins, kPassThreads>(mine, shared_rank, rank_in_bin);
+    __syncthreads();  // every thread has read shared_rank and the counts
+    if (bin >= 0) {
+      shared_prefix = (prefix << (prev_shift - shift)) | Key(bin);
+      shared_rank = rank_in_bin;
+    }
+    prev_shift = shift;
+  }
+  if (nan_seen) block_nan = 1;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = block_nan ? std::numeric_limits<T>::quiet_NaN() : KeyTraits<T>::from_key(shared_prefix);
 }
 
 template <class T>
@@ -136,6 +208,19 @@ void batched_radix(const T* d_matrix, std::size_t rows, std::size_t cols, std::s
   constexpr int kPasses = (kKeyBits + kBits - 1) / kBits;
   auto shift_of = [](int pass) { return std::max(kKeyBits - kBits * (pass + 1), 0); };
 
+  // Enough blocks in all to fill the GPU a few times over, each with a whole number of steps.
+  const std::size_t step = std::size_t(kPassThreads) * kItemsPerThread;
+  const std::size_t wanted_blocks = std::size_t(multiprocessor_count()) * 8;
+  std::size_t blocks_per_column = std::max<std::size_t>(1, wanted_blocks / cols);
+  blocks_per_column = std::min(blocks_per_column, (rows + step - 1) / step);
+  const std::size_t rows_per_block =
+      ((rows + blocks_per_column - 1) / blocks_per_column + step - 1) / step * step;
+  blocks_per_column = (rows + rows_per_block - 1) / rows_per_block;
+  if (blocks_per_column == 1) {  // as many columns as resident blocks, or short ones
+    batched_column_select<T, kBits><<<unsigned(cols), kPassThreads, 0, stream>>>(d_matrix, rows, ld, k, d_out);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
   Key* d_prefix = workspace.device_as<Key>(kBatchedPrefix, cols);
   auto* d_rank = workspace.device_as<unsigned long long>(kBatchedRank, cols);
   int* d_nan = workspace.device_as<int>(kBatchedNanFlags, cols);
@@ -145,14 +230,6 @@ void batched_radix(const T* d_matrix, std::size_t rows, std::size_t cols, std::s
   init_columns<Key><<<small_grid, 256, 0, stream>>>(d_prefix, d_rank, d_nan, cols, k);
   CUDA_CHECK_LAUNCH();
 
-  // Enough blocks in all to fill the GPU a few times over, each with a whole number of steps.
-  const std::size_t step = std::size_t(kPassThreads) * kItemsPerThread;
-  const std::size_t wanted_blocks = std::size_t(multiprocessor_count()) * 8;
-  std::size_t blocks_per_column = std::max<std::size_t>(1, wanted_blocks / cols);
-  blocks_per_column = std::min(blocks_per_column, (rows + step - 1) / step);
-  const std::size_t rows_per_block =
-      ((rows + blocks_per_column - 1) / blocks_per_column + step - 1) / step * step;
-  blocks_per_column = (rows + rows_per_block - 1) / rows_per_block;
   const dim3 grid{unsigned(cols), unsigned(blocks_per_column)};
 
   for (int pass = 0; pass < kPasses; ++pass) {
