@@ -344,7 +344,11 @@ void finishing_radix(Segment<T>* segments, Lists lists, WorkPlan plan, typename 
   constexpr int kKeyBits = KeyTraits<T>::kBits;
   constexpr int kPasses = (kKeyBits + kRadixBits - 1) / kRadixBits;
   auto shift_of = [](int pass) { return std::max(kKeyBits - kRadixBits * (pass + 1), 0); };
-  const unsigned pass_grid = static_cast<unsigned>(multiprocessor_count() * (2048 / kRadixThreads));
+  // The pass blocks walk the work items: exactly as many as are resident at once, so that none
+  // starts late with a share of the items (the fewer resident blocks finish theirs first).
+  int resident = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, listed_radix_pass<T, false>, kRadixThreads, 0));
+  const unsigned pass_grid = static_cast<unsigned>(multiprocessor_count() * std::max(resident, 1));
   const unsigned find_grid = static_cast<unsigned>(std::min<std::size_t>(cols, 4096));
   for (int pass = 0; pass < kPasses; ++pass) {
     const int shift = shift_of(pass);
