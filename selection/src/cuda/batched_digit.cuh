@@ -1,7 +1,9 @@
 #pragma once
-// The find step of the batched radix selections (batched radix, and the finishing passes of the
-// batched bracket): one block scans one column's digit histogram, clears it for the next pass,
-// and moves the column to the bin holding its rank. Device code: include from .cu only.
+// The find step of the batched bracket's finishing radix: one block scans one column's digit
+// histogram, clears it for the next pass, and moves the column to the bin holding its rank.
+// (batched_select.cu's batched_find is the same step for one column per block; merging the two
+// is left to the merge with main's staged bin_of_rank refactor of that file.)
+// Device code: include from .cu only.
 #include <cub/block/block_scan.cuh>
 
 namespace robustfit::selection::cuda::detail {

@@ -8,13 +8,13 @@
 // for long ones (fewer passes over the data). The first pass flags columns holding a NaN.
 //
 // Sort variant (the reference for Algorithm::sort): cub::DeviceSegmentedSort, then a gather.
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include <cmath>
 #include <limits>
 
 #include "algorithms.cuh"
-#include "batched_digit.cuh"
 #include "batched_select.cuh"
 #include "cuda_check.cuh"
 #include "key_traits.cuh"
@@ -89,11 +89,34 @@ template <class Key, int kBits>
 __global__ __launch_bounds__(kFindThreads) void batched_find(unsigned int* hist, Key* prefix,
                                                              unsigned long long* rank,
                                                              int width) {
-  __shared__ typename DigitScan<kFindThreads>::TempStorage scan_storage;
+  constexpr int kBins = 1 << kBits;
+  constexpr int kPerThread = kBins / kFindThreads;
+  static_assert(kBins % kFindThreads == 0);
+  using Scan = cub::BlockScan<unsigned long long, kFindThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
   const std::size_t column = blockIdx.x;
-  Key found;
-  find_digit<Key, kBits, kFindThreads>(hist + column * (std::size_t{1} << kBits), prefix + column,
-                                       rank + column, width, scan_storage, found);
+  unsigned int* column_hist = hist + column * kBins;
+  unsigned int counts[kPerThread];
+  unsigned long long total = 0;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    counts[j] = column_hist[threadIdx.x * kPerThread + j];
+    column_hist[threadIdx.x * kPerThread + j] = 0;
+    total += counts[j];
+  }
+  unsigned long long below = 0;
+  Scan(scan_storage).ExclusiveSum(total, below);
+  const unsigned long long k = rank[column];
+  const Key column_prefix = prefix[column];
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    if (k >= below && k < below + counts[j]) {
+      prefix[column] = (column_prefix << width) | Key(threadIdx.x * kPerThread + j);
+      rank[column] = k - below;
+    }
+    below += counts[j];
+  }
 }
 
 template <class T>
