@@ -5,7 +5,7 @@
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
-//                         [--sections single,multi,batched,tune,tune-multi]
+//                         [--sections single,multi,batched,tune,tune-multi,tune-batched]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.)
 #include <cub/device/device_reduce.cuh>
@@ -26,6 +26,7 @@
 #include "list_options.hpp"
 #include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest
 #include "../selection/src/cuda/sampled_multi_select.cuh"  // tuning knobs: sampled multiselection
+#include "../selection/src/cuda/batched_bracket.cuh"       // tuning knobs: batched bracket
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 #include "robustfit/selection/gpu.hpp"
@@ -47,7 +48,7 @@ struct Options {
   std::string json;
   bool quick = false;
   int runs = 10;
-  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi"};
+  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi", "tune-batched"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::string command;
@@ -325,62 +326,139 @@ __global__ void fill_matrix(T* matrix, std::size_t count, unsigned long long see
   }
 }
 
+// A rows x cols matrix of fill_matrix values, in enough rotated device copies to exceed ~3x
+// the L2, and the one-pass floor: one reduction over the whole matrix.
+template <class T>
+struct BatchedInput {
+  std::size_t rows, cols, count;
+  std::vector<T*> copies;
+  double floor = 0;
+  BatchedInput(std::size_t rows_, std::size_t cols_, int runs) : rows(rows_), cols(cols_), count(rows_ * cols_) {
+    const std::size_t rotation = std::clamp<std::size_t>((180u << 20) / (count * sizeof(T)) + 1, 1, 16);
+    copies.resize(rotation);
+    for (std::size_t r = 0; r < rotation; ++r) {
+      check(cudaMalloc(&copies[r], count * sizeof(T)), "cudaMalloc matrix");
+      fill_matrix<T><<<1024, 256>>>(copies[r], count, 1234 + cols + rows);
+      check(cudaGetLastError(), "fill_matrix");
+    }
+    T* d_max = nullptr;
+    check(cudaMalloc(&d_max, sizeof(T)), "cudaMalloc");
+    std::size_t temp_bytes = 0;
+    cub::DeviceReduce::Max(nullptr, temp_bytes, copies[0], d_max, count);
+    void* d_temp = nullptr;
+    check(cudaMalloc(&d_temp, temp_bytes), "cudaMalloc");
+    floor = time_calls(runs, rotation, [&](std::size_t i) {
+              check(cub::DeviceReduce::Max(d_temp, temp_bytes, copies[i], d_max, count), "reduce");
+            }).median;
+    cudaFree(d_temp);
+    cudaFree(d_max);
+  }
+  ~BatchedInput() {
+    for (T* copy : copies) cudaFree(copy);
+  }
+  BatchedInput(const BatchedInput&) = delete;
+  BatchedInput& operator=(const BatchedInput&) = delete;
+};
+
+struct BatchedShape {
+  std::size_t cols, rows;
+};
+
+std::string batched_shape_name(std::size_t cols, std::size_t rows) {
+  const bool power = (rows & (rows - 1)) == 0;
+  int log_rows = 0;
+  while ((std::size_t{1} << log_rows) < rows) ++log_rows;
+  return std::to_string(cols) + "x" + (power ? "2^" + std::to_string(log_rows) : std::to_string(rows));
+}
+
+// Times `select(copy, d_out)` into a row of `section` and counts the columns that differ from
+// `expected` (the timed calls read rotated copies of the same data: the last result must match).
+template <class T, class Select>
+void batched_row(const Options& options, const BatchedInput<T>& input, const std::string& section,
+                 const std::string& name, std::size_t k, const std::vector<T>& expected, T* d_out, double& sort_ms,
+                 Select select) {
+  Row row{section, name, type_name(T{}), "normal-like", batched_shape_name(input.cols, input.rows), input.rows, k};
+  row.floor_ms = input.floor;
+  time_into_row(row, options.runs, input.copies.size(), input.count * sizeof(T), sort_ms,
+                [&](std::size_t i) { select(input.copies[i], d_out); });
+  std::vector<T> got(input.cols);
+  check(cudaMemcpy(got.data(), d_out, input.cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+  g_rows.back().mismatches = int(std::count_if(got.begin(), got.end(), [&, j = 0](T v) mutable {
+    return v != expected[j++];
+  }));
+}
+
+template <class T>
+std::vector<T> batched_reference(const BatchedInput<T>& input, std::size_t k, T* d_out, gpu::Workspace& workspace) {
+  gpu::kth_smallest_batched(input.copies[0], input.rows, input.cols, input.rows, k, d_out, Algorithm::sort, workspace);
+  std::vector<T> expected(input.cols);
+  check(cudaMemcpy(expected.data(), d_out, input.cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+  return expected;
+}
+
+// Batched: 64 / 512 / 4096 columns of 2^12 / 2^16 / 2^20 rows (kNN's short columns to issue
+// 11's 512 x 2^20), and LTS's objectives (20 candidates x 10^6 squared residuals). Each
+// algorithm at k = rows/2 and rows/2 + 5.
 template <class T>
 void bench_batched(const Options& options, gpu::Workspace& workspace) {
-  const std::vector<std::size_t> all_cols{64, 512, 4096};
-  const std::vector<int> all_rows{12, 16, 20};
-  for (const std::size_t cols : all_cols) {
-    for (const int log_rows : all_rows) {
+  std::vector<BatchedShape> shapes;
+  for (const std::size_t cols : {64, 512, 4096})
+    for (const int log_rows : {12, 16, 20}) {
       const std::size_t rows = std::size_t{1} << log_rows;
       if (cols * rows > (std::size_t{1} << 29)) continue;  // 4096 x 2^20: beyond the time budget
       if (options.quick && cols * rows > (std::size_t{1} << 26)) continue;
-      const std::size_t count = rows * cols;
-      const std::size_t rotation = std::clamp<std::size_t>((180u << 20) / (count * sizeof(T)) + 1, 1, 16);
-      std::vector<T*> copies(rotation);
-      for (std::size_t r = 0; r < rotation; ++r) {
-        check(cudaMalloc(&copies[r], count * sizeof(T)), "cudaMalloc matrix");
-        fill_matrix<T><<<1024, 256>>>(copies[r], count, 1234 + cols + log_rows);
-        check(cudaGetLastError(), "fill_matrix");
-      }
-      T *d_expected, *d_out;
-      check(cudaMalloc(&d_expected, cols * sizeof(T)), "cudaMalloc");
-      check(cudaMalloc(&d_out, cols * sizeof(T)), "cudaMalloc");
-      // Floor: one reduction over the whole matrix.
-      T* d_max = nullptr;
-      check(cudaMalloc(&d_max, sizeof(T)), "cudaMalloc");
-      std::size_t temp_bytes = 0;
-      cub::DeviceReduce::Max(nullptr, temp_bytes, copies[0], d_max, count);
-      void* d_temp = nullptr;
-      check(cudaMalloc(&d_temp, temp_bytes), "cudaMalloc");
-      const double floor = time_calls(options.runs, rotation, [&](std::size_t i) {
-                             check(cub::DeviceReduce::Max(d_temp, temp_bytes, copies[i], d_max, count), "reduce");
-                           }).median;
-      for (const std::size_t k : {rows / 2, rows / 2 + 5}) {
-        gpu::kth_smallest_batched(copies[0], rows, cols, rows, k, d_expected, Algorithm::sort, workspace);
-        std::vector<T> expected(cols), got(cols);
-        check(cudaMemcpy(expected.data(), d_expected, cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
-        double sort_ms = 0;
-        for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix}) {
-          Row row{"batched", algorithm_name(algorithm), type_name(T{}), "normal-like",
-                  std::to_string(cols) + "x2^" + std::to_string(log_rows), rows, k};
-          row.floor_ms = floor;
-          time_into_row(row, options.runs, rotation, count * sizeof(T), sort_ms, [&](std::size_t i) {
-            gpu::kth_smallest_batched(copies[i], rows, cols, rows, k, d_out, algorithm, workspace);
-          });
-          check(cudaMemcpy(got.data(), d_out, cols * sizeof(T), cudaMemcpyDeviceToHost), "copy");
-          // The timed calls read rotated copies of the same data: the last result must match.
-          g_rows.back().mismatches = int(std::count_if(got.begin(), got.end(), [&, j = 0](T v) mutable {
-            return v != expected[j++];
-          }));
-        }
-      }
-      cudaFree(d_temp);
-      cudaFree(d_max);
-      cudaFree(d_expected);
-      cudaFree(d_out);
-      for (T* copy : copies) cudaFree(copy);
-      std::fprintf(stderr, "batched %s %zux2^%d done\n", type_name(T{}), cols, log_rows);
+      shapes.push_back({cols, rows});
     }
+  shapes.push_back({20, 1000000});
+  for (const BatchedShape& shape : shapes) {
+    BatchedInput<T> input(shape.rows, shape.cols, options.runs);
+    T *d_expected, *d_out;
+    check(cudaMalloc(&d_expected, shape.cols * sizeof(T)), "cudaMalloc");
+    check(cudaMalloc(&d_out, shape.cols * sizeof(T)), "cudaMalloc");
+    for (const std::size_t k : {shape.rows / 2, shape.rows / 2 + 5}) {
+      const std::vector<T> expected = batched_reference(input, k, d_expected, workspace);
+      double sort_ms = 0;
+      for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix, Algorithm::bracket})
+        batched_row(options, input, "batched", algorithm_name(algorithm), k, expected, d_out, sort_ms,
+                    [&](const T* matrix, T* out) {
+                      gpu::kth_smallest_batched(matrix, shape.rows, shape.cols, shape.rows, k, out, algorithm,
+                                                workspace);
+                    });
+    }
+    cudaFree(d_expected);
+    cudaFree(d_out);
+    std::fprintf(stderr, "batched %s %s done\n", type_name(T{}), batched_shape_name(shape.cols, shape.rows).c_str());
+  }
+}
+
+// Batched bracket against its parameters (sample bracket width in sigmas, candidate region
+// margin) on issue 11's shape and LTS's; rows named bracket-s<sigmas>-c<capacity factor>.
+template <class T>
+void bench_tune_batched(const Options& options, gpu::Workspace& workspace) {
+  for (const BatchedShape& shape : {BatchedShape{512, std::size_t{1} << 20}, BatchedShape{20, 1000000}}) {
+    BatchedInput<T> input(shape.rows, shape.cols, options.runs);
+    T *d_expected, *d_out;
+    check(cudaMalloc(&d_expected, shape.cols * sizeof(T)), "cudaMalloc");
+    check(cudaMalloc(&d_out, shape.cols * sizeof(T)), "cudaMalloc");
+    for (const std::size_t k : {shape.rows / 2, shape.rows / 100}) {
+      const std::vector<T> expected = batched_reference(input, k, d_expected, workspace);
+      for (const float sigmas : {2.0f, 2.5f, 3.0f, 4.0f, 5.0f})
+        for (const double capacity : {1.25, 1.5, 2.0}) {
+          detail::BatchedBracketParams params;
+          params.sigmas = sigmas;
+          params.capacity_factor = capacity;
+          double no_baseline = 0;
+          batched_row(options, input, "tune-batched",
+                      "bracket-s" + std::to_string(sigmas).substr(0, 3) + "-c" + std::to_string(capacity).substr(0, 4),
+                      k, expected, d_out, no_baseline, [&](const T* matrix, T* out) {
+                        detail::batched_bracket_select(matrix, shape.rows, shape.cols, shape.rows, k, out, params,
+                                                       workspace, nullptr);
+                      });
+        }
+    }
+    cudaFree(d_expected);
+    cudaFree(d_out);
+    std::fprintf(stderr, "tune-batched %s %s done\n", type_name(T{}), batched_shape_name(shape.cols, shape.rows).c_str());
   }
 }
 
@@ -510,6 +588,7 @@ void run_sections(const Options& options, gpu::Workspace& workspace) {
   if (has(options.sections, "batched")) bench_batched<T>(options, workspace);
   if (has(options.sections, "tune")) bench_tune<T>(options, workspace);
   if (has(options.sections, "tune-multi")) bench_tune_multi<T>(options, workspace);
+  if (has(options.sections, "tune-batched")) bench_tune_batched<T>(options, workspace);
 }
 
 }  // namespace

@@ -23,12 +23,13 @@ namespace {
 enum class Use { single, many, batched };
 
 const std::vector<std::string> kAlgorithms = {"auto",  "sort",   "cutting-plane", "bucket",     "radix",
-                                              "sample", "multi", "floyd-rivest",  "sampled-multi", "nth-element"};
+                                              "sample", "multi", "floyd-rivest",  "sampled-multi", "bracket",
+                                              "nth-element"};
 const std::vector<std::string> kBackends = {"cpu", "cuda", "auto"};
 const std::string kCpuList = "auto, sort, nth-element";
 const std::string kCudaOneVectorList =
     "auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi";
-const std::string kCudaBatchedList = "auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest";
+const std::string kCudaBatchedList = "auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest, bracket";
 
 bool listed(const std::string& list, const std::string& name) {
   const std::string padded = ", " + list + ",";

@@ -61,12 +61,12 @@ TEST(GpuSanitizerSmoke, SelectionEveryAlgorithm) {
 
 TEST(GpuSanitizerSmoke, BatchedColumns) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  const std::size_t rows = 3000, cols = 6, k = 1499;
+  const std::size_t rows = 4100, cols = 6, k = 1499;  // bracket's kernels from 4096 rows
   const std::vector<double> matrix = robustfit::data::make_distribution<double>(Distribution::cauchy, rows * cols, 3, 64);
   DeviceVector<double> device(matrix);
   DeviceVector<double> out(std::vector<double>(cols, 0.0));
   gpu::Workspace workspace;
-  for (const Algorithm algorithm : {Algorithm::automatic, Algorithm::radix, Algorithm::sort}) {
+  for (const Algorithm algorithm : {Algorithm::automatic, Algorithm::radix, Algorithm::sort, Algorithm::bracket}) {
     gpu::kth_smallest_batched(device.get(), rows, cols, rows, k, out.get(), algorithm, workspace);
     const std::vector<double> got = out.download();
     for (std::size_t c = 0; c < cols; ++c) {

@@ -20,7 +20,7 @@ using Names = std::set<std::string>;
 
 const Names kCpu = {"auto", "nth-element", "sort"};
 const Names kCudaOneVector = {"auto", "sort", "cutting-plane", "bucket", "radix", "sample", "floyd-rivest", "multi", "sampled-multi"};
-const Names kCudaBatched = {"auto", "sort", "radix", "cutting-plane", "bucket", "sample", "floyd-rivest"};
+const Names kCudaBatched = {"auto", "sort", "radix", "cutting-plane", "bucket", "sample", "floyd-rivest", "bracket"};
 
 const Names& expected_cell(Backend backend, Use use) {
   if (backend == Backend::cpu) return kCpu;
@@ -58,7 +58,8 @@ TEST(Capabilities, OfferedListsFollowTheAlgorithmNamesOrder) {
   EXPECT_EQ(offered_names(Backend::cpu, Use::single), "auto, sort, nth-element");
   EXPECT_EQ(offered_names(Backend::cuda, Use::many),
             "auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi");
-  EXPECT_EQ(offered_names(Backend::cuda, Use::batched), "auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest");
+  EXPECT_EQ(offered_names(Backend::cuda, Use::batched),
+            "auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest, bracket");
   for (Use use : kUses)
     for (Backend backend : kBackends) {
       const auto list = offered(backend, use);
@@ -66,7 +67,7 @@ TEST(Capabilities, OfferedListsFollowTheAlgorithmNamesOrder) {
       for (Algorithm a : list) EXPECT_TRUE(offers(backend, use, a));
     }
   EXPECT_EQ(offered_summary(Use::batched),
-            "cpu: auto, sort, nth-element; cuda: auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest");
+            "cpu: auto, sort, nth-element; cuda: auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest, bracket");
 }
 
 TEST(Capabilities, AutoPicksTheOnlyBackendThatHasTheAlgorithm) {
@@ -104,7 +105,7 @@ TEST(Capabilities, MessagesListWhatIsAvailable) {
             "CPU backend only)");
   EXPECT_EQ(message_of(Backend::cuda, Use::batched, Algorithm::multi),
             "selection algorithm 'multi' is not available for batched columns on any backend (CPU: auto, sort, "
-            "nth-element; CUDA: auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest)");
+            "nth-element; CUDA: auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest, bracket)");
   EXPECT_EQ(message_of(Backend::automatic, Use::batched, Algorithm::multi),
             message_of(Backend::cuda, Use::batched, Algorithm::multi));
   // Every refusal names the algorithm and the backend's whole list.
@@ -154,7 +155,7 @@ TEST(Capabilities, ReadmeCarriesTheGeneratedTable) {
             "| many ranks | `auto`, `sort`, `nth-element` | `auto`, `sort`, `cutting-plane`, `bucket`, `radix`, "
             "`sample`, `multi`, `floyd-rivest`, `sampled-multi` |\n"
             "| batched columns | `auto`, `sort`, `nth-element` | `auto`, `sort`, `cutting-plane`, `bucket`, "
-            "`radix`, `sample`, `floyd-rivest` |\n");
+            "`radix`, `sample`, `floyd-rivest`, `bracket` |\n");
   EXPECT_NE(text.str().find(table), std::string::npos) << "README.md lacks the table:\n" << table;
 }
 

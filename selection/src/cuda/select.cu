@@ -14,11 +14,13 @@
 //                                       kSampledMultiMaxRanks ranks: sampled multiselection;
 //                                       else multi (bucketMultiSelect) for double or at most
 //                                       kMultiMaxFloatRanks float ranks; else one sort
-//   batched                          -> batched radix (sort only when asked for)
+//   batched                          -> batched radix (sort only when asked for; bracket, the
+//                                       sampled one-read variant, once kBatchedBracketInAutomatic
+//                                       is switched on after its H200 measurement)
 //
 // What each entry point accepts is the capability table's (robustfit/selection/capabilities.hpp):
-// anything else is rejected with its message. Batched selection runs sort and radix as one
-// batched pass and the single-vector algorithms (cutting plane, bucket, sample, Floyd–Rivest)
+// anything else is rejected with its message. Batched selection runs sort, radix and bracket as
+// one batched pass and the single-vector algorithms (cutting plane, bucket, sample, Floyd–Rivest)
 // one column at a time.
 #include <cmath>
 #include <limits>
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "algorithms.cuh"
+#include "batched_bracket.cuh"
 #include "batched_select.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
@@ -52,6 +55,16 @@ Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
   if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: Floyd–Rivest or radix
   if (n >= kSampledMultiMinSize && count <= kSampledMultiMaxRanks) return Algorithm::sampled_multi;
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
+}
+
+// Batched: the sampled bracket reads the matrix once where batched radix reads it 3 (float) or
+// 6 (double) times, for columns of at least detail::kBatchedBracketMinRows rows (shorter ones,
+// kNN's, stay on radix inside batched_bracket_select too). OFF until the H200 measurements of
+// bench_selection_bench's batched section confirm it (issue 11): the lead flips this line.
+constexpr bool kBatchedBracketInAutomatic = false;
+
+Algorithm automatic_batched(std::size_t rows) {
+  return kBatchedBracketInAutomatic && rows >= detail::kBatchedBracketMinRows ? Algorithm::bracket : Algorithm::radix;
 }
 
 void require_valid(const char* function, std::size_t n, std::size_t k) {
@@ -130,6 +143,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
       kth_smallest_many(d_values, n, &k, 1, &out, algorithm, workspace, stream);
       return out;
     }
+    case Algorithm::bracket:  // batched only (kth_smallest_batched)
     case Algorithm::nth_element: break;
   }
   throw std::invalid_argument(std::string(function) + ": " +
@@ -227,13 +241,17 @@ void kth_smallest_batched(const T* d_matrix, std::size_t rows, std::size_t cols,
                                 std::to_string(ld) + " is smaller than rows = " +
                                 std::to_string(rows));
   if (cols == 0) return;
+  if (algorithm == Algorithm::automatic) algorithm = automatic_batched(rows);
   switch (algorithm) {
     case Algorithm::sort:
       detail::batched_sort_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
       return;
-    case Algorithm::automatic:
     case Algorithm::radix:
       detail::batched_radix_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
+      return;
+    case Algorithm::bracket:
+      detail::batched_bracket_select(d_matrix, rows, cols, ld, k, d_out, detail::BatchedBracketParams{}, workspace,
+                                     stream);
       return;
     default:
       batched_per_column(d_matrix, rows, cols, ld, k, d_out, algorithm, workspace, stream);

@@ -64,6 +64,12 @@ enum Slot : std::size_t {
   kBatchedSortTemp,   // CUB segmented-sort scratch
   kBatchedSorted,     // the sorted columns
   kBatchedOffsets,    // segment offsets
+  kBatchedBracketState,       // per column: the sampled bracket and the counting read's tallies
+  kBatchedBracketCandidates,  // per column: a region for the values inside its bracket
+  kBatchedBracketSegments,    // per listed column: what the finishing radix selects in, and the rank
+  kBatchedBracketPrefix,      // per listed column: digits found so far
+  kBatchedBracketHistogram,   // cols x 2048 digit counters of the finishing radix
+  kBatchedBracketLists,       // the columns to finish among their candidates / in their whole column
 
   // Floyd–Rivest.
   kFloydRivestState,   // device + host: the bracket and its counts
