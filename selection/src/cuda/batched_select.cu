@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "algorithms.cuh"
+#include "batched_digit.cuh"
 #include "batched_select.cuh"
 #include "cuda_check.cuh"
 #include "key_traits.cuh"
@@ -83,57 +84,17 @@ __global__ __launch_bounds__(kPassThreads) void batched_pass(
   if (kFirst && threadIdx.x == 0 && block_nan) has_nan[column] = 1;
 }
 
-// The bin of `kBins` (counts[bin], read by thread t for bins t * kPerThread ..) holding rank
-// `k` among the counts: returns (bin, rank within the bin) on the thread that holds it, -1
-// elsewhere. All threads of the block call it (a block scan).
-template <int kBins, int kThreads>
-__device__ __forceinline__ int bin_of_rank(const unsigned int (&counts)[kBins / kThreads],
-                                           unsigned long long k, unsigned long long& rank_in_bin) {
-  constexpr int kPerThread = kBins / kThreads;
-  using Scan = cub::BlockScan<unsigned long long, kThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  unsigned long long total = 0;
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) total += counts[j];
-  unsigned long long below = 0;
-  Scan(scan_storage).ExclusiveSum(total, below);
-  int found = -1;
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    if (k >= below && k < below + counts[j]) {
-      found = int(threadIdx.x) * kPerThread + j;
-      rank_in_bin = k - below;
-    }
-    below += counts[j];
-  }
-  return found;
-}
-
 // One block per column: the bin holding the column's rank extends its prefix; clears the
 // column's histogram for the next pass.
 template <class Key, int kBits>
 __global__ __launch_bounds__(kFindThreads) void batched_find(unsigned int* hist, Key* prefix,
                                                              unsigned long long* rank,
                                                              int width) {
-  constexpr int kBins = 1 << kBits;
-  constexpr int kPerThread = kBins / kFindThreads;
-  static_assert(kBins % kFindThreads == 0);
+  __shared__ typename DigitScan<kFindThreads>::TempStorage storage;
   const std::size_t column = blockIdx.x;
-  unsigned int* column_hist = hist + column * kBins;
-  unsigned int counts[kPerThread];
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    counts[j] = column_hist[threadIdx.x * kPerThread + j];
-    column_hist[threadIdx.x * kPerThread + j] = 0;
-  }
-  const unsigned long long k = rank[column];
-  const Key column_prefix = prefix[column];
-  unsigned long long rank_in_bin = 0;
-  const int bin = bin_of_rank<kBins, kFindThreads>(counts, k, rank_in_bin);
-  if (bin >= 0) {
-    prefix[column] = (column_prefix << width) | Key(bin);
-    rank[column] = rank_in_bin;
-  }
+  Key found;
+  find_digit<Key, kBits, kFindThreads>(hist + column * (std::size_t(1) << kBits), prefix + column, rank + column,
+                                       width, storage, found);
 }
 
 // Many columns, one block each (the multi-pass path above would launch one block per column
@@ -153,6 +114,7 @@ __global__ __launch_bounds__(kPassThreads) void batched_column_select(
   __shared__ Key shared_prefix;
   __shared__ unsigned long long shared_rank;
   __shared__ int block_nan;
+  __shared__ typename DigitScan<kPassThreads>::TempStorage scan_storage;
   const T* values = matrix + std::size_t(blockIdx.x) * ld;
   if (threadIdx.x == 0) {
     shared_prefix = 0;
@@ -177,7 +139,7 @@ __global__ __launch_bounds__(kPassThreads) void batched_column_select(
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) mine[j] = counts[threadIdx.x * kPerThread + j];
     unsigned long long rank_in_bin = 0;
-    const int bin = bin_of_rank<kBins, kPassThreads>(mine, shared_rank, rank_in_bin);
+    const int bin = bin_of_rank<kBins, kPassThreads>(mine, shared_rank, scan_storage, rank_in_bin);
     __syncthreads();  // every thread has read shared_rank and the counts
     if (bin >= 0) {
       shared_prefix = (prefix << (prev_shift - shift)) | Key(bin);
