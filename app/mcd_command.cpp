@@ -36,14 +36,15 @@ robust distance sqrt(mah) and the rows flagged (distance >= sqrt(qchisq(0.975, p
 than h rows lie on a hyperplane (a constant column, say) the scatter is singular: the output
 says so as robustbase does, with the hyperplane, and flags the rows off it.
 
-Under mpirun (mpirun -np N robust-fit mcd ...) each rank reads only its own part of DATA.csv
-and the ranks run FAST-MCD together with the rows where they were read: the same seed gives
-the same estimate as one process, printed once; --backend is cpu or auto (docs/DISTRIBUTED.md).
+Under mpirun (mpirun -np N robust-fit mcd ...) each rank reads only its own part of DATA.csv,
+or its own file with --shard-files, and the ranks run FAST-MCD together with the rows where they
+were read: the same seed gives the same estimate as one process, printed once; --backend is cpu
+or auto (docs/DISTRIBUTED.md).
 
 Options)";
 
 struct McdArguments {
-  std::string data_file, columns, backend, output;
+  std::string data_file, columns, backend, output, shard_files;
   std::string alpha_text, subsets_text, seed_text;
   bool drop_missing = false, quiet = false;
 };
@@ -59,6 +60,7 @@ po::options_description mcd_options(McdArguments& a) {
     ("seed", po::value(&a.seed_text)->default_value("0"), "seed of the random starts, an integer >= 0")
     ("backend", po::value(&a.backend)->default_value("auto"), backend_help().c_str())
     ("output,o", po::value(&a.output)->default_value("table"), "table | json")
+    ("shard-files", po::value(&a.shard_files), "F0.csv,F1.csv,...: under mpirun, the data as one file per rank (rank r reads file r, each with the header) instead of DATA.csv")
     ("drop-missing", po::bool_switch(&a.drop_missing), "drop rows with missing, NaN or Inf values in the used columns (default: error)")
     ("quiet,q", po::bool_switch(&a.quiet), "no progress line on stderr (shown only in a terminal, for fits longer than a second)");
   return options;
@@ -74,7 +76,11 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
     if (stage == Stage::run) std::cout << options << "\n";
     return kExitOk;
   }
-  if (a.data_file.empty()) throw UsageError("mcd: no data file given (usage: robust-fit mcd DATA.csv [--columns A,B,...])");
+  std::vector<std::string> shard_files;
+  if (vm.count("shard-files")) shard_files = split_list(a.shard_files, "shard-files");
+  if (a.data_file.empty() && shard_files.empty())
+    throw UsageError("mcd: no data file given (usage: robust-fit mcd DATA.csv [--columns A,B,...])");
+  if (!a.data_file.empty() && !shard_files.empty()) throw UsageError("mcd: give DATA.csv or --shard-files, not both");
   regression::McdOptions o;
   o.alpha = parse_number("alpha", a.alpha_text, 0.5, 1);
   o.subsets = parse_integer("subsets", a.subsets_text, 1);
@@ -86,10 +92,14 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
     const OutputFormat format = parse_output_format(a.output);
     std::vector<std::string> columns;
     if (vm.count("columns")) columns = split_list(a.columns, "columns");
+    require_one_file_per_rank(*comm, shard_files);
     if (stage == Stage::parse) return kExitOk;
-    return run_mcd_distributed(*comm, a.data_file, columns, a.drop_missing, o, format);
+    return run_mcd_distributed(*comm, a.data_file, shard_files, columns, a.drop_missing, o, format);
   }
 #endif
+  if (!shard_files.empty())
+    throw UsageError("--shard-files: one file per rank is for mpirun (mpirun -np N robust-fit mcd --shard-files ...); "
+                     "without it give DATA.csv");
   const BackendChoice choice = choose_backend(a.backend, "selection", "auto", selection::Use::batched,
                                               regression::cuda_backend_available(), selection::cuda_device_description());
   o.backend = estimator_backend(choice, a.backend);

@@ -12,6 +12,7 @@
 #include "cli_error.hpp"
 #include "fit_report.hpp"
 #include "mpi/distributed_fit.hpp"
+#include "mpi_run.hpp"
 #include "options_util.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/distributed/mpi_session.hpp"
@@ -27,10 +28,7 @@ struct DesignPart {
 };
 
 DesignPart read_design_part(distributed::Communicator& comm, const FitArguments& a) {
-  const data::Table table =
-      a.shard_file_list.empty()
-          ? distributed::read_csv_shard(comm, a.data_file)
-          : comm.agree([&] { return distributed::read_shard_file(a.shard_file_list[static_cast<std::size_t>(comm.rank())]); });
+  const data::Table table = read_table_part(comm, a.data_file, a.shard_file_list);
   data::DesignOptions options;
   options.response = a.response;
   if (!a.predictors.empty()) options.predictors = split_list(a.predictors, "predictors");
@@ -120,9 +118,7 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   if (precision != regression::Precision::double_precision)
     throw UsageError("--precision " + a.precision + ": under mpirun the fit computes in double");
   if (!a.plot.empty()) throw UsageError("--plot: the diagnostic plots are not drawn under mpirun; run without mpirun");
-  if (!a.shard_file_list.empty() && a.shard_file_list.size() != static_cast<std::size_t>(comm.size()))
-    throw UsageError("--shard-files: " + std::to_string(a.shard_file_list.size()) + " files for " +
-                     std::to_string(comm.size()) + " ranks; give one file per rank");
+  require_one_file_per_rank(comm, a.shard_file_list);
   const OutputFormat format = parse_output_format(a.output);
   if (stage == Stage::parse) return kExitOk;
 

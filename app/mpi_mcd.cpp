@@ -7,6 +7,7 @@
 
 #include "cli_error.hpp"
 #include "mcd_report.hpp"
+#include "mpi_run.hpp"
 #include "mpi/distributed_fit.hpp"
 #include "robustfit/distributed/mpi_session.hpp"
 #include "robustfit/distributed/sharded_csv.hpp"
@@ -39,9 +40,13 @@ std::vector<std::size_t> gather_data_rows(distributed::Communicator& comm, const
 
 }  // namespace
 
-int run_mcd_distributed(distributed::Communicator& comm, const std::string& data_file, std::vector<std::string> columns,
-                        bool drop_missing, const regression::McdOptions& options, OutputFormat format) {
-  const data::Table table = distributed::read_csv_shard(comm, data_file);
+int run_mcd_distributed(distributed::Communicator& comm, const std::string& data_file,
+                        const std::vector<std::string>& shard_files, std::vector<std::string> columns, bool drop_missing,
+                        const regression::McdOptions& options, OutputFormat format) {
+  const data::Table table = read_table_part(comm, data_file, shard_files);
+  // Errors and the output name the input as one process would: the file, or the list of files.
+  std::string source = data_file;
+  for (const std::string& file : shard_files) source += (source.empty() ? "" : ",") + file;
   if (columns.empty())
     for (const auto& column : table.columns) columns.push_back(column.name);
   data::Design design = comm.agree([&] { return read_mcd_columns(table, columns, drop_missing, /*allow_empty=*/true); });
@@ -50,7 +55,7 @@ int run_mcd_distributed(distributed::Communicator& comm, const std::string& data
   std::array<std::uint64_t, 3> totals{static_cast<std::uint64_t>(design.X.rows()), design.dropped_rows, table.rows()};
   comm.all_reduce_sum(totals);
   if (totals[0] == 0)  // as one process says it
-    throw data::DataError(data_file + ": no rows left" +
+    throw data::DataError(source + ": no rows left" +
                           (totals[2] == 0 ? std::string(" (the table has no data rows)")
                                           : " after dropping " + std::to_string(totals[1]) +
                                                 " rows with missing or non-finite values"));
@@ -64,7 +69,7 @@ int run_mcd_distributed(distributed::Communicator& comm, const std::string& data
     try {
       return regression::fit_mcd_distributed(comm, design.X, options);
     } catch (const std::invalid_argument& e) {
-      throw data::DataError(data_file + ": " + e.what());
+      throw data::DataError(source + ": " + e.what());
     } catch (const std::bad_alloc&) {
       std::cerr << "robust-fit: error: rank " << comm.rank() << ": out of memory during the fit\n";
       distributed::abort_all_ranks(kExitDataError);
@@ -84,9 +89,9 @@ int run_mcd_distributed(distributed::Communicator& comm, const std::string& data
   rows.bytes = comm.bytes();
   if (comm.rank() == 0) {
     if (json)
-      print_mcd_json(std::cout, result, rows, columns, data_file, options.seed);
+      print_mcd_json(std::cout, result, rows, columns, source, options.seed);
     else
-      print_mcd_table(std::cout, result, rows, columns, data_file);
+      print_mcd_table(std::cout, result, rows, columns, source);
   }
   return kExitOk;
 }

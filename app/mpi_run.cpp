@@ -73,13 +73,23 @@ bool use_local_gpu(distributed::Communicator& comm, const std::string& backend) 
   return bound;
 }
 
+void require_one_file_per_rank(const distributed::Communicator& comm, const std::vector<std::string>& shard_files) {
+  if (!shard_files.empty() && shard_files.size() != static_cast<std::size_t>(comm.size()))
+    throw UsageError("--shard-files: " + std::to_string(shard_files.size()) + " files for " + std::to_string(comm.size()) +
+                     " ranks; give one file per rank");
+}
+
+data::Table read_table_part(distributed::Communicator& comm, const std::string& data_file,
+                            const std::vector<std::string>& shard_files) {
+  return shard_files.empty()
+             ? distributed::read_csv_shard(comm, data_file)
+             : comm.agree([&] { return distributed::read_shard_file(shard_files[static_cast<std::size_t>(comm.rank())]); });
+}
+
 DistributedColumn read_distributed_column(distributed::Communicator& comm, const std::string& data_file,
                                           const std::vector<std::string>& shard_files, const std::string& column,
                                           bool drop_missing, bool cuda) {
-  const data::Table table =
-      shard_files.empty()
-          ? distributed::read_csv_shard(comm, data_file)
-          : comm.agree([&] { return distributed::read_shard_file(shard_files[static_cast<std::size_t>(comm.rank())]); });
+  const data::Table table = read_table_part(comm, data_file, shard_files);
   const data::ColumnData values = comm.agree([&] { return data::numeric_column(table, column, drop_missing, /*allow_empty=*/true); });
   DistributedColumn out;
   out.shard = comm.agree([&] {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "robustfit/data/csv.hpp"
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
@@ -24,6 +25,14 @@ int run_on_every_rank(distributed::Communicator& comm, const std::vector<std::st
 // auto uses it where there is one, cuda fails on the ranks without one (agreed, so every rank
 // leaves together).
 bool use_local_gpu(distributed::Communicator& comm, const std::string& backend);
+
+// --shard-files under mpirun: one file per rank, or a usage error naming both counts.
+void require_one_file_per_rank(const distributed::Communicator& comm, const std::vector<std::string>& shard_files);
+
+// This rank's rows of the input: its part of `data_file` (split at line ends), or its own file
+// of `shard_files` (rank r reads file r) when that list is given. Errors are agreed on.
+data::Table read_table_part(distributed::Communicator& comm, const std::string& data_file,
+                            const std::vector<std::string>& shard_files);
 
 // select's data under mpirun: this rank's values of `column`, read from its part of
 // `data_file` or from its own file (shard_files, one per rank), and the totals over the ranks;

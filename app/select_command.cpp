@@ -174,9 +174,7 @@ int run_select_distributed(distributed::Communicator& comm, const SelectArgument
   if (algorithm != selection::Algorithm::automatic && algorithm != selection::Algorithm::multi &&
       algorithm != selection::Algorithm::cutting_plane)
     throw UsageError("--algorithm " + a.algorithm + ": under mpirun the algorithms are auto and multi (DIBMS) or cutting-plane");
-  if (!shard_files.empty() && shard_files.size() != static_cast<std::size_t>(comm.size()))
-    throw UsageError("--shard-files: " + std::to_string(shard_files.size()) + " files for " + std::to_string(comm.size()) +
-                     " ranks; give one file per rank");
+  require_one_file_per_rank(comm, shard_files);
   if (stage == Stage::parse) return kExitOk;
   const bool cuda = use_local_gpu(comm, a.backend);
   const DistributedColumn column = read_distributed_column(comm, a.data_file, shard_files, a.column, a.drop_missing, cuda);

@@ -175,16 +175,30 @@ fit_same lms-n5000 "$dir/f5000.csv" -y y --method lms --subsets 200 --seed 2 -- 
 
 # mcd: the JSON of one process and of mpirun agree as fit's do (center, covariances, log det and
 # distances to 1e-9; flagged rows, the best subset and the data rows exactly).
-mcd_same() {  # mcd_same NAME ARGS...
+mcd_same_as() {  # mcd_same_as NAME ONE_PROCESS_ARGS -- MPIRUN_ARGS
   local name=$1
   shift
-  "$rf" mcd "$@" -o json -q >"$dir/mcd_one.json" 2>"$dir/mcd_err_one.txt" || fail "mcd $name: one process: $(cat "$dir/mcd_err_one.txt")"
+  local one=()
+  while [ "$1" != -- ]; do one+=("$1"); shift; done
+  shift
+  "$rf" mcd "${one[@]}" -o json -q >"$dir/mcd_one.json" 2>"$dir/mcd_err_one.txt" || fail "mcd $name: one process: $(cat "$dir/mcd_err_one.txt")"
   mpi mcd "$@" -o json -q >"$dir/mcd_many.json" 2>"$dir/mcd_err.txt" || fail "mcd $name: mpirun: $(cat "$dir/mcd_err.txt")"
   same_json "$dir/mcd_one.json" "$dir/mcd_many.json" >"$dir/mcd_diff.txt" || fail "mcd $name differs: $(head -5 "$dir/mcd_diff.txt")"
   grep -q "\"ranks\": $ranks" "$dir/mcd_many.json" || fail "mcd $name: no rank count"
   grep -q '"backend": "mpi+cpu"' "$dir/mcd_many.json" || fail "mcd $name: backend"
 }
+mcd_same() { mcd_same_as "$1" "${@:2}" -- "${@:2}"; }  # mcd_same NAME ARGS...
 mcd_same hbk "$datasets/hbk.csv" --seed 1
+# One file per rank (stackloss: a rank of one row, one of none with 3+ ranks, the rest last).
+mcd_same_as shard-files "$datasets/stackloss.csv" --seed 2 -- --shard-files "$list" --seed 2
+grep -q "\"data\": \"$list\"" "$dir/mcd_many.json" || fail "mcd shard files: the files not named"
+mpi mcd --shard-files "$list,$list" >/dev/null 2>"$dir/err7.txt"
+[ $? = 2 ] || fail "mcd shard files per rank: exit code"
+[ "$(grep -c "robust-fit: error: --shard-files: $((2 * ranks)) files for $ranks ranks" "$dir/err7.txt")" = 1 ] ||
+  fail "mcd shard files per rank: $(cat "$dir/err7.txt")"
+"$rf" mcd --shard-files "$list" >/dev/null 2>"$dir/err8.txt"
+[ $? = 2 ] || fail "mcd --shard-files without mpirun: exit code"
+grep -q "robust-fit: error: --shard-files: one file per rank is for mpirun" "$dir/err8.txt" || fail "mcd --shard-files without mpirun: $(cat "$dir/err8.txt")"
 mcd_same stackloss "$datasets/stackloss.csv" --seed 2
 mcd_same starsCYG "$datasets/starsCYG.csv" --alpha 0.75
 mcd_same iris-one-column "$datasets/iris.csv" --columns petal_length
