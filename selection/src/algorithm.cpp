@@ -6,7 +6,7 @@
 
 namespace robustfit::selection {
 namespace {
-constexpr std::array<std::pair<Algorithm, std::string_view>, 10> kNames{{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 11> kNames{{
     {Algorithm::automatic, "auto"},
     {Algorithm::sort, "sort"},
     {Algorithm::cutting_plane, "cutting-plane"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 10> kNames{{
     {Algorithm::multi, "multi"},
     {Algorithm::floyd_rivest, "floyd-rivest"},
     {Algorithm::sampled_multi, "sampled-multi"},
+    {Algorithm::bracket, "bracket"},
     {Algorithm::nth_element, "nth-element"},
 }};
 }  // namespace

@@ -16,6 +16,7 @@ enum class Algorithm {
   multi,          // bucketMultiSelect (Blanchard et al.): many ranks in one pass
   floyd_rivest,   // sampled bracket, one read of the input, radixSelect inside (ours)
   sampled_multi,  // many ranks: sampled bucket edges, a counting read, a compacting read (ours)
+  bracket,        // Floyd–Rivest's bracket and one read, finished on the device: one sync (ours)
   nth_element,    // CPU: std::nth_element (introselect)
 };
 
