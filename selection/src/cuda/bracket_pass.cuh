@@ -2,12 +2,13 @@
 // Internal: the streaming pass shared by the bracketing selections (Floyd–Rivest, bracket):
 // given a bracket [lo, hi] in a BracketState, one read of the input counts the values < lo,
 // == lo, == hi, inside (lo, hi) and NaN, and appends the inside values to a buffer in per-warp
-// chunks. Where rank k then lies is locate_rank's answer. Device code: include from .cu only.
+// chunks. Where rank k then lies is locate_rank's answer (bracket_bookkeeping.hpp). Device
+// code: include from .cu only.
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
+#include "bracket_bookkeeping.hpp"
 #include "launch_shape.cuh"
 #include "warp_scan.cuh"
 
@@ -15,13 +16,6 @@ namespace robustfit::selection::cuda::detail::bracketing {
 
 constexpr int kPassThreads = 512;
 constexpr int kVectorsPerThread = 4;  // 16-byte loads in flight per thread per step
-
-template <class T>
-struct BracketState {
-  T lo, hi;
-  unsigned long long below, equal_lo, equal_hi, inside, nans;
-  unsigned long long cursor;  // write position in the buffer (may pass its capacity)
-};
 
 // 16-byte vector of T, for the streaming pass.
 template <class T> struct Vector16;
@@ -155,22 +149,6 @@ __global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict
   add_warp_total(tally.nans, &state->nans);
 }
 
-
-// The bracket's ends as positions in a sorted sample of `sample_size` values: rank k's sample
-// position, widened by `sigmas` binomial standard deviations (+1) on each side. Positions off
-// the sample (lo_rank < 0, hi_rank >= sample_size) stand for -inf / +inf.
-struct SampleWindow {
-  long long lo_rank, hi_rank;
-};
-
-__host__ __device__ inline SampleWindow sample_window(std::size_t k, std::size_t n, long long sample_size,
-                                                      float sigmas) {
-  const double p = (static_cast<double>(k) + 0.5) / static_cast<double>(n);
-  const double centre = p * static_cast<double>(sample_size) - 0.5;
-  const double spread = sigmas * sqrt(static_cast<double>(sample_size) * p * (1 - p)) + 1;
-  return {static_cast<long long>(floor(centre - spread)), static_cast<long long>(ceil(centre + spread))};
-}
-
 // Launch shape of bracket_pass for an input at `values`: the scalar head before the first
 // 16-byte boundary, the vectors after it, the grid, and the buffer capacity (capacity_fraction
 // of n plus one partly filled chunk per warp, at most max_capacity).
@@ -191,28 +169,6 @@ PassShape pass_shape(const T* values, std::size_t n, double capacity_fraction, s
   shape.capacity = std::min(max_capacity, static_cast<std::size_t>(static_cast<double>(n) * capacity_fraction) +
                                               warps * kChunk);
   return shape;
-}
-
-// Where rank k lies after the pass: on lo or hi (ties), inside (at `rank` of the buffer, which
-// holds `cursor` values, the inside ones and padding hi), or nowhere known (a miss: rank k
-// outside [lo, hi], or a buffer overflow). NaN is the caller's check (state.nans).
-enum class Place { lo, inside, hi, miss };
-struct Location {
-  Place place;
-  unsigned long long rank;  // inside: the rank within the buffer
-};
-
-template <class T>
-__host__ __device__ Location locate_rank(const BracketState<T>& s, std::size_t k, std::size_t capacity) {
-  const unsigned long long equal_hi = s.lo == s.hi ? 0 : s.equal_hi;  // the pass counted lo's ties twice
-  if (k < s.below) return {Place::miss, 0};
-  unsigned long long rank = k - s.below;
-  if (rank < s.equal_lo) return {Place::lo, 0};
-  rank -= s.equal_lo;
-  if (rank < s.inside) return {s.cursor <= capacity ? Place::inside : Place::miss, rank};
-  rank -= s.inside;
-  if (rank < equal_hi) return {Place::hi, 0};
-  return {Place::miss, 0};
 }
 
 }  // namespace robustfit::selection::cuda::detail::bracketing

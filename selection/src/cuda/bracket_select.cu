@@ -52,11 +52,10 @@ constexpr int kBlockSampleThreads = 512;
 static_assert(kBlockSampleThreads * 4 == kBracketSmallBlockSample);
 static_assert(kBlockSampleThreads * 16 == kBracketBlockSample);
 
-constexpr int kDigitBits = 11;
-constexpr int kBins = 1 << kDigitBits;
+using bracketing::kDigitBins;
 constexpr int kFinishThreads = 512;
 constexpr int kFinishBlocksPerSm = 2;  // ~64 registers per thread: two blocks of 512 fit an SM
-static_assert(kBins % kFinishThreads == 0);
+static_assert(kDigitBins % kFinishThreads == 0);
 
 constexpr int kPending = 0, kFound = 1, kMiss = 2;
 
@@ -73,23 +72,11 @@ struct Control {
   T value;
 };
 
-template <class Key>
-__device__ __forceinline__ Key shift_right(Key key, int bits) {
-  return bits >= static_cast<int>(sizeof(Key) * 8) ? Key(0) : Key(key >> bits);
-}
-
-template <class Key>
-__device__ int bit_width(Key span) {
-  int bits = 0;
-  while (bits < static_cast<int>(sizeof(Key) * 8) && (span >> bits) != 0) ++bits;
-  return bits;
-}
-
 // Resets the control block and the digit histogram; lo and hi from the sorted sample.
 template <class T>
 __device__ void start_call(const KeyOf<T>* sorted_keys, long long sample_size, std::size_t k, std::size_t n,
                            float sigmas, Control<T>* control, unsigned long long* hist) {
-  for (int b = threadIdx.x; b < kBins; b += blockDim.x) hist[b] = 0;
+  for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) hist[b] = 0;
   if (threadIdx.x != 0) return;
   const auto window = bracketing::sample_window(k, n, sample_size, sigmas);
   BracketState<T> counts{};
@@ -147,7 +134,7 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
                                                                unsigned long long* hist) {
   using Key = KeyOf<T>;
   using Scan = cub::BlockScan<unsigned long long, kFinishThreads>;
-  __shared__ unsigned counts[kBins];
+  __shared__ unsigned counts[kDigitBins];
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ bool last;
 
@@ -168,7 +155,7 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
     base = KeyTraits<T>::to_key(s.lo);
     prefix = 0;
     rank = at.rank;
-    remaining = bit_width(Key(KeyTraits<T>::to_key(s.hi) - base));
+    remaining = bracketing::bit_width(Key(KeyTraits<T>::to_key(s.hi) - base));
   } else {
     if (control->status != kPending) return;
     base = control->base;
@@ -176,20 +163,18 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
     rank = control->rank;
     remaining = control->remaining;
   }
-  const int shift = remaining > kDigitBits ? remaining - kDigitBits : 0;
-  const int width = remaining - shift;
+  const bracketing::Digit digit = bracketing::next_digit(remaining);
 
-  for (int b = threadIdx.x; b < kBins; b += blockDim.x) counts[b] = 0;
+  for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) counts[b] = 0;
   __syncthreads();
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride) {
-    const Key key = KeyTraits<T>::to_key(buffer[i]) - base;
-    const bool match = shift_right(key, remaining) == prefix;
     // Warp-aggregated when the warp agrees (ties inside the bracket pile into one bin).
-    seed::count_in_shared(counts, match ? static_cast<int>((key >> shift) & Key(kBins - 1)) : -1);
+    seed::count_in_shared(counts, bracketing::digit_bin(Key(KeyTraits<T>::to_key(buffer[i]) - base), prefix,
+                                                        remaining, digit));
   }
   __syncthreads();
-  for (int b = threadIdx.x; b < kBins; b += blockDim.x)
+  for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x)
     if (counts[b] != 0) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
   __threadfence();
   __syncthreads();
@@ -199,7 +184,7 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
 
   // The last block: every block's counts are in hist. Find the bin of `rank`, clear hist.
   __threadfence();
-  constexpr int kPerThread = kBins / kFinishThreads;
+  constexpr int kPerThread = kDigitBins / kFinishThreads;
   unsigned long long mine[kPerThread];
   unsigned long long total = 0;
 #pragma unroll
@@ -214,12 +199,12 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
     if (rank >= below && rank < below + mine[j]) {
-      const Key found = (prefix << width) | Key(threadIdx.x * kPerThread + j);
+      const Key found = Key(prefix << digit.width) | Key(threadIdx.x * kPerThread + j);
       control->prefix = found;
       control->rank = rank - below;
-      control->remaining = shift;
+      control->remaining = digit.shift;
       control->base = base;
-      if (shift == 0) {
+      if (digit.shift == 0) {
         control->value = KeyTraits<T>::from_key(found + base);
         control->status = kFound;
       }
@@ -253,7 +238,7 @@ Checked<T> bracket_select_checked(const T* d_values, std::size_t n, std::size_t 
   const auto shape = bracketing::pass_shape(d_values, n, params.capacity_fraction, params.max_capacity);
   auto* d_control = workspace.device_as<Control<T>>(kBracketControl, 1);
   auto* h_control = workspace.host_as<Control<T>>(kBracketControl, 1);
-  auto* d_hist = workspace.device_as<unsigned long long>(kBracketHistogram, kBins);
+  auto* d_hist = workspace.device_as<unsigned long long>(kBracketHistogram, kDigitBins);
   T* buffer = workspace.device_as<T>(kBracketBuffer, std::max<std::size_t>(shape.capacity, 1));
 
   const int requested = params.sample_size >= 0 ? params.sample_size : default_bracket_sample(n);
@@ -288,7 +273,7 @@ Checked<T> bracket_select_checked(const T* d_values, std::size_t n, std::size_t 
   const unsigned grid = streaming_grid(expected, kFinishThreads, 4, kFinishBlocksPerSm);
   finish_digit<T, true><<<grid, kFinishThreads, 0, stream>>>(buffer, k, shape.capacity, d_control, d_hist);
   CUDA_CHECK_LAUNCH();
-  for (int digit = 1; digit * kDigitBits < KeyTraits<T>::kBits; ++digit) {
+  for (int digit = 1; digit < bracketing::digit_launches(KeyTraits<T>::kBits); ++digit) {
     finish_digit<T, false><<<grid, kFinishThreads, 0, stream>>>(buffer, k, shape.capacity, d_control, d_hist);
     CUDA_CHECK_LAUNCH();
   }
