@@ -6,7 +6,8 @@
 //     buffer and its finish, shrink as 1/sqrt(sample)): one kernel draws them, CUB sorts them,
 //     a one-warp kernel picks the bracket. The bracket [lo, hi] is the sample's order
 //     statistics at rank k's sample position +- `sigmas` binomial standard deviations
-//     (bracketing::sample_window, shared with floyd_rivest).
+//     (bracketing::sample_window; the bookkeeping is plain C++ in bracket_bookkeeping.hpp,
+//     shared with floyd_rivest and replayed on the host by the CPU tests).
 //  2. One streaming read (bracketing::bracket_pass, shared with floyd_rivest: 16-byte loads,
 //     per-warp chunks) counts < lo, == lo, == hi, inside, NaN and appends the inside values.
 //  3. Finish on the device: one launch per radix digit of key - key(lo) over the buffer (which
@@ -19,10 +20,11 @@
 //     the bracket, or more inside values than the buffer holds) is seen there and falls back to
 //     radixSelect on the whole input: always exact, rare.
 //
-// Per call (common path): kernels = sample (1 with one block; draw + CUB's sort + pick, about
-// 4 + digits of 8 bits otherwise) + 1 pass + finishing digits (3 for float, 6 for double, those
-// not needed return at once); 1 copy to the host; 1 host synchronisation. A miss adds radix
-// select's launches and its one synchronisation.
+// Per call (common path): kernels = sample (1 with one block; with a large sample draw + CUB's
+// onesweep sort, about 2 + key bits / 8 launches, + pick) + 1 pass + finishing digits (3 for
+// float, 6 for double; those not needed return at once); 1 copy to the host; 1 host
+// synchronisation. So 5 launches (float) / 8 (double) with a one-block sample, about 11 / 18
+// with a CUB-sorted one. A miss adds radix select's launches and its one synchronisation.
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -79,14 +81,13 @@ __device__ void start_call(const KeyOf<T>* sorted_keys, long long sample_size, s
   for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) hist[b] = 0;
   if (threadIdx.x != 0) return;
   const auto window = bracketing::sample_window(k, n, sample_size, sigmas);
-  BracketState<T> counts{};
-  counts.lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity()
-                                 : KeyTraits<T>::from_key(sorted_keys[window.lo_rank]);
-  counts.hi = window.hi_rank >= sample_size ? std::numeric_limits<T>::infinity()
-                                            : KeyTraits<T>::from_key(sorted_keys[window.hi_rank]);
-  control->counts = counts;
-  control->status = kPending;
-  control->blocks_done = 0;
+  Control<T> fresh{};  // every field written: the host copies the whole block back
+  fresh.counts.lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity()
+                                       : KeyTraits<T>::from_key(sorted_keys[window.lo_rank]);
+  fresh.counts.hi = window.hi_rank >= sample_size ? std::numeric_limits<T>::infinity()
+                                                  : KeyTraits<T>::from_key(sorted_keys[window.hi_rank]);
+  fresh.status = kPending;
+  *control = fresh;
 }
 
 template <class T, int kItems>
