@@ -13,7 +13,7 @@ using A = Algorithm;
 // regression engine's per-candidate selections). CUDA: selection/src/cuda/select.cu's dispatch;
 // batched columns run sort and radix as one batched pass and the single-vector algorithms (cutting plane,
 // bucket, sample, Floyd–Rivest) one column at a time; bucketMultiSelect and sampled multiselection have no batched form,
-// nor bracket yet (many ranks: one bracket selection per rank).
+// and bracket has none yet (many ranks: one bracket selection per rank).
 constexpr A kCpu[] = {A::automatic, A::sort, A::nth_element};
 constexpr A kCudaOneVector[] = {A::automatic, A::sort,  A::cutting_plane, A::bucket,        A::radix,  A::sample,
                                 A::multi,     A::floyd_rivest, A::sampled_multi, A::bracket};
