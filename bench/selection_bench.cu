@@ -437,11 +437,12 @@ void bench_tune(const Options& options, gpu::Workspace& workspace) {
 }
 
 // Bracket selection against its sample (one block's 2048 or 8192 keys, or 2^14-2^18 sorted by CUB) and
-// the bracket's width in sigmas, at 2^20-2^28, on uniform and normal data (median and a 1 %
-// rank) and at 2^24 on the adversarial ones. Rows bracket-s<sample>-sig<sigmas>.
+// the bracket's width in sigmas, at 2^20-2^28 (default_bracket_sample switches at 2^22 and
+// 2^26), on uniform and normal data (median and a 1 % rank) and at 2^24 on the adversarial
+// ones. Rows bracket-s<sample>-sig<sigmas>.
 template <class T>
 void bench_tune_bracket(const Options& options, gpu::Workspace& workspace) {
-  for (const int log_n : {20, 24, 28}) {
+  for (const int log_n : {20, 22, 24, 26, 28}) {
     if (options.quick && log_n > 24) continue;
     const std::size_t n = std::size_t{1} << log_n;
     std::vector<Distribution> dists{Distribution::uniform, Distribution::normal};

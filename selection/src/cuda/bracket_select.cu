@@ -2,7 +2,7 @@
 // the device, so that a call costs one host synchronisation.
 //
 //  1. Sample. Up to 8192 keys: one block draws and sorts 2048 or 8192 (cub::BlockRadixSort)
-//     and picks the bracket. Larger samples (default from 2^24 values: the bracket, and so the
+//     and picks the bracket. Larger samples (default from 2^26 values: the bracket, and so the
 //     buffer and its finish, shrink as 1/sqrt(sample)): one kernel draws them, CUB sorts them,
 //     a one-warp kernel picks the bracket. The bracket [lo, hi] is the sample's order
 //     statistics at rank k's sample position +- `sigmas` binomial standard deviations

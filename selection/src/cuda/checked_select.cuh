@@ -49,12 +49,14 @@ struct BracketParams {
 };
 
 // The default sample, by n: below 2^22 values launches dominate and a small one-block sample is
-// quickest to sort (the bracket's few percent of n are cheap to finish); from 2^24 a 2^16-key
-// sample sorted by CUB narrows the bracket to ~1.2 % of n for the median, halving the buffer to
-// write and finish. Not yet measured on the H200: bench_selection_bench --sections tune-bracket.
+// quickest to sort (the bracket's few percent of n are cheap to finish); up to 2^26 one block
+// sorts 8192 keys (CUB's sort of a larger sample costs more launches than its narrower bracket
+// saves); from 2^26 a 2^16-key sample sorted by CUB narrows the float median's bracket to ~1.2 %
+// of n, halving the buffer to write and finish. Estimates, not yet measured on the H200:
+// bench_selection_bench --sections tune-bracket.
 inline int default_bracket_sample(std::size_t n) {
   if (n < (std::size_t{1} << 22)) return kBracketSmallBlockSample;
-  return n < (std::size_t{1} << 24) ? kBracketBlockSample : 1 << 16;
+  return n < (std::size_t{1} << 26) ? kBracketBlockSample : 1 << 16;
 }
 
 template <class T>
