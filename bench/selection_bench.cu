@@ -5,7 +5,7 @@
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
-//                         [--sections single,multi,batched,tune,tune-multi,tune-batched]
+//                         [--sections single,multi,batched,tune,tune-multi,tune-batched,tune-bracket]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.)
 #include <cub/device/device_reduce.cuh>
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "list_options.hpp"
-#include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest
+#include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest, bracket
 #include "../selection/src/cuda/sampled_multi_select.cuh"  // tuning knobs: sampled multiselection
 #include "../selection/src/cuda/batched_bracket.cuh"       // tuning knobs: batched bracket
 #include "robustfit/data/distributions.hpp"
@@ -48,7 +48,7 @@ struct Options {
   std::string json;
   bool quick = false;
   int runs = 10;
-  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi", "tune-batched"};
+  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi", "tune-batched", "tune-bracket"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::string command;
@@ -173,7 +173,7 @@ template <class T>
 void bench_single(const Options& options, gpu::Workspace& workspace) {
   std::vector<Algorithm> algorithms;
   for (const Algorithm a : {Algorithm::sort, Algorithm::cutting_plane, Algorithm::bucket, Algorithm::radix,
-                            Algorithm::sample, Algorithm::floyd_rivest, Algorithm::automatic})
+                            Algorithm::sample, Algorithm::floyd_rivest, Algorithm::bracket, Algorithm::automatic})
     if (a == Algorithm::sort || options.algorithms.empty() || has(options.algorithms, algorithm_name(a)))
       algorithms.push_back(a);
   std::vector<int> log_sizes{20, 22, 24, 26, 28};
@@ -514,6 +514,43 @@ void bench_tune(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
+// Bracket selection against its sample (one block's 2048 or 8192 keys, or 2^14-2^18 sorted by CUB) and
+// the bracket's width in sigmas, at 2^20-2^28 (default_bracket_sample switches at 2^22 and
+// 2^26), on uniform and normal data (median and a 1 % rank) and at 2^24 on the adversarial
+// ones. Rows bracket-s<sample>-sig<sigmas>.
+template <class T>
+void bench_tune_bracket(const Options& options, gpu::Workspace& workspace) {
+  for (const int log_n : {20, 22, 24, 26, 28}) {
+    if (options.quick && log_n > 24) continue;
+    const std::size_t n = std::size_t{1} << log_n;
+    std::vector<Distribution> dists{Distribution::uniform, Distribution::normal};
+    if (log_n == 24)
+      dists.insert(dists.end(), {Distribution::distinct_d, Distribution::two_values_95, Distribution::bucket_killer,
+                                 Distribution::few_huge, Distribution::sorted});
+    for (const Distribution dist : dists) {
+      const auto host = robustfit::data::make_distribution<T>(dist, n, 23 + log_n, 16);
+      RotatedInput<T> input(host);
+      const double floor = floor_ms(input, options.runs);
+      const std::string name(robustfit::data::to_string(dist));
+      for (const std::size_t k : {n / 2, n / 100}) {
+        if (k != n / 2 && dist != Distribution::uniform) continue;
+        const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
+        for (const int sample : {detail::kBracketSmallBlockSample, detail::kBracketBlockSample, 1 << 14, 1 << 15,
+                                 1 << 16, 1 << 17, 1 << 18})
+          for (const float sigmas : {2.5f, 3.0f, 4.0f}) {
+            detail::BracketParams params;
+            params.sample_size = sample;
+            params.sigmas = sigmas;
+            tune_row(options, input, floor, name, k, expected,
+                     "bracket-s" + std::to_string(sample) + "-sig" + std::to_string(sigmas).substr(0, 3),
+                     [&](const T* values) { return detail::bracket_select_checked(values, n, k, params, workspace, nullptr); });
+          }
+      }
+      std::fprintf(stderr, "tune-bracket %s n=2^%d %s done\n", type_name(T{}), log_n, name.c_str());
+    }
+  }
+}
+
 void write_csv(const std::string& path) {
   std::ofstream out(path);
   out << "section,algorithm,type,distribution,shape,n,k,median_ms,min_ms,max_ms,gbps,floor_ms,"
@@ -589,6 +626,7 @@ void run_sections(const Options& options, gpu::Workspace& workspace) {
   if (has(options.sections, "tune")) bench_tune<T>(options, workspace);
   if (has(options.sections, "tune-multi")) bench_tune_multi<T>(options, workspace);
   if (has(options.sections, "tune-batched")) bench_tune_batched<T>(options, workspace);
+  if (has(options.sections, "tune-bracket")) bench_tune_bracket<T>(options, workspace);
 }
 
 }  // namespace

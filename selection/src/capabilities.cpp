@@ -12,10 +12,11 @@ using A = Algorithm;
 // The table. CPU: std::nth_element or a full sort, for every use (the CLI's select, the CPU
 // regression engine's per-candidate selections). CUDA: selection/src/cuda/select.cu's dispatch;
 // batched columns run sort, radix and bracket as one batched pass and the single-vector algorithms (cutting plane,
-// bucket, sample, Floyd–Rivest) one column at a time; bucketMultiSelect and sampled multiselection have no batched form.
+// bucket, sample, Floyd–Rivest) one column at a time; bucketMultiSelect and sampled multiselection have no batched form
+// (many ranks with bracket: one bracket selection per rank).
 constexpr A kCpu[] = {A::automatic, A::sort, A::nth_element};
-constexpr A kCudaOneVector[] = {A::automatic, A::sort,   A::cutting_plane, A::bucket,       A::radix,
-                                A::sample,    A::multi,  A::floyd_rivest,  A::sampled_multi};
+constexpr A kCudaOneVector[] = {A::automatic, A::sort,  A::cutting_plane, A::bucket,        A::radix,  A::sample,
+                                A::multi,     A::floyd_rivest, A::sampled_multi, A::bracket};
 constexpr A kCudaBatched[] = {A::automatic, A::sort,   A::cutting_plane, A::bucket,
                               A::radix,     A::sample, A::floyd_rivest,  A::bracket};
 

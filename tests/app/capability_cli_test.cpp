@@ -28,7 +28,7 @@ const std::vector<std::string> kAlgorithms = {"auto",  "sort",   "cutting-plane"
 const std::vector<std::string> kBackends = {"cpu", "cuda", "auto"};
 const std::string kCpuList = "auto, sort, nth-element";
 const std::string kCudaOneVectorList =
-    "auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi";
+    "auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi, bracket";
 const std::string kCudaBatchedList = "auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest, bracket";
 
 bool listed(const std::string& list, const std::string& name) {

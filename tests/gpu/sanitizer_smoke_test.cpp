@@ -30,7 +30,7 @@ namespace regression = robustfit::regression;
 
 constexpr Algorithm kSingleRank[] = {Algorithm::sort,  Algorithm::cutting_plane, Algorithm::bucket,
                                      Algorithm::radix, Algorithm::sample,        Algorithm::floyd_rivest,
-                                     Algorithm::sampled_multi, Algorithm::multi};
+                                     Algorithm::sampled_multi, Algorithm::multi,         Algorithm::bracket};
 constexpr Algorithm kManyRanks[] = {Algorithm::multi, Algorithm::sampled_multi, Algorithm::automatic};
 
 // 40000 values: above the sizes where the bucket and radix algorithms recurse only once.

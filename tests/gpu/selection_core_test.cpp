@@ -1,5 +1,5 @@
 // The CUDA selection algorithms of the core (sort, cutting plane, Floyd–Rivest, radix, sampled
-// multiselection, automatic) return exactly what the CPU reference returns, on every
+// multiselection, bracket, automatic) return exactly what the CPU reference returns, on every
 // distribution of docs/BENCHMARKS.md, for tiny to large n and for extreme and random ranks; NaN
 // inputs are rejected.
 #include <gtest/gtest.h>
@@ -24,8 +24,9 @@ using robustfit::selection::Algorithm;
 using robustfit::testing::DeviceVector;
 namespace gpu = robustfit::selection::cuda;
 
-constexpr Algorithm kCoreAlgorithms[] = {Algorithm::sort,  Algorithm::cutting_plane, Algorithm::floyd_rivest,
-                                         Algorithm::radix, Algorithm::sampled_multi, Algorithm::automatic};
+constexpr Algorithm kCoreAlgorithms[] = {Algorithm::sort,          Algorithm::cutting_plane, Algorithm::floyd_rivest,
+                                         Algorithm::radix,         Algorithm::sampled_multi, Algorithm::bracket,
+                                         Algorithm::automatic};
 
 std::vector<std::size_t> ranks_for(std::size_t n, std::mt19937_64& rng) {
   std::vector<std::size_t> ks{0, n / 2, n - 1, std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)};

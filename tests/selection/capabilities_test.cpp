@@ -19,7 +19,8 @@ namespace {
 using Names = std::set<std::string>;
 
 const Names kCpu = {"auto", "nth-element", "sort"};
-const Names kCudaOneVector = {"auto", "sort", "cutting-plane", "bucket", "radix", "sample", "floyd-rivest", "multi", "sampled-multi"};
+const Names kCudaOneVector = {"auto", "sort", "cutting-plane", "bucket", "radix", "sample", "floyd-rivest", "multi", "sampled-multi",
+                               "bracket"};
 const Names kCudaBatched = {"auto", "sort", "radix", "cutting-plane", "bucket", "sample", "floyd-rivest", "bracket"};
 
 const Names& expected_cell(Backend backend, Use use) {
@@ -57,7 +58,7 @@ TEST(Capabilities, EveryCellAsWrittenOut) {
 TEST(Capabilities, OfferedListsFollowTheAlgorithmNamesOrder) {
   EXPECT_EQ(offered_names(Backend::cpu, Use::single), "auto, sort, nth-element");
   EXPECT_EQ(offered_names(Backend::cuda, Use::many),
-            "auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi");
+            "auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi, bracket");
   EXPECT_EQ(offered_names(Backend::cuda, Use::batched),
             "auto, sort, cutting-plane, bucket, radix, sample, floyd-rivest, bracket");
   for (Use use : kUses)
@@ -100,7 +101,7 @@ TEST(Capabilities, MessagesListWhatIsAvailable) {
             "offers auto, sort, nth-element ('radix' runs on the CUDA backend only)");
   EXPECT_EQ(message_of(Backend::cuda, Use::many, Algorithm::nth_element),
             "selection algorithm 'nth-element' is not available on the CUDA backend for many ranks; the CUDA backend "
-            "offers auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi ('nth-element' "
+            "offers auto, sort, cutting-plane, bucket, radix, sample, multi, floyd-rivest, sampled-multi, bracket ('nth-element' "
             "runs on the "
             "CPU backend only)");
   EXPECT_EQ(message_of(Backend::cuda, Use::batched, Algorithm::multi),
@@ -151,9 +152,9 @@ TEST(Capabilities, ReadmeCarriesTheGeneratedTable) {
   EXPECT_EQ(table,
             "| use | CPU | CUDA |\n|---|---|---|\n"
             "| one rank | `auto`, `sort`, `nth-element` | `auto`, `sort`, `cutting-plane`, `bucket`, `radix`, "
-            "`sample`, `multi`, `floyd-rivest`, `sampled-multi` |\n"
+            "`sample`, `multi`, `floyd-rivest`, `sampled-multi`, `bracket` |\n"
             "| many ranks | `auto`, `sort`, `nth-element` | `auto`, `sort`, `cutting-plane`, `bucket`, `radix`, "
-            "`sample`, `multi`, `floyd-rivest`, `sampled-multi` |\n"
+            "`sample`, `multi`, `floyd-rivest`, `sampled-multi`, `bracket` |\n"
             "| batched columns | `auto`, `sort`, `nth-element` | `auto`, `sort`, `cutting-plane`, `bucket`, "
             "`radix`, `sample`, `floyd-rivest`, `bracket` |\n");
   EXPECT_NE(text.str().find(table), std::string::npos) << "README.md lacks the table:\n" << table;

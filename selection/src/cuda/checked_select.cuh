@@ -34,6 +34,31 @@ struct FloydRivestParams {
   std::size_t max_capacity = ~std::size_t{0};
 };
 
+// Bracket selection (bracket_select.cu): Floyd–Rivest's bracket and one read, finished on the
+// device. sample_size < 0: by n (default_bracket_sample); up to kBracketSmallBlockSample or
+// kBracketBlockSample, one block draws and sorts that many keys; more: a device-wide CUB sort of
+// sample_size keys. sigmas, capacity_fraction and max_capacity as FloydRivestParams (tests shrink
+// them to force misses and overflows).
+constexpr int kBracketSmallBlockSample = 2048;
+constexpr int kBracketBlockSample = 8192;
+struct BracketParams {
+  int sample_size = -1;
+  float sigmas = 3.0f;
+  double capacity_fraction = 0.125;
+  std::size_t max_capacity = ~std::size_t{0};
+};
+
+// The default sample, by n: below 2^22 values launches dominate and a small one-block sample is
+// quickest to sort (the bracket's few percent of n are cheap to finish); up to 2^26 one block
+// sorts 8192 keys (CUB's sort of a larger sample costs more launches than its narrower bracket
+// saves); from 2^26 a 2^16-key sample sorted by CUB narrows the float median's bracket to ~1.2 %
+// of n, halving the buffer to write and finish. Estimates, not yet measured on the H200:
+// bench_selection_bench --sections tune-bracket.
+inline int default_bracket_sample(std::size_t n) {
+  if (n < (std::size_t{1} << 22)) return kBracketSmallBlockSample;
+  return n < (std::size_t{1} << 26) ? kBracketBlockSample : 1 << 16;
+}
+
 template <class T>
 Checked<T> sort_select_checked(const T* d_values, std::size_t n, std::size_t k, Workspace&,
                                cudaStream_t);
@@ -58,5 +83,8 @@ T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T
 template <class T>
 Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                        const FloydRivestParams&, Workspace&, cudaStream_t);
+template <class T>
+Checked<T> bracket_select_checked(const T* d_values, std::size_t n, std::size_t k, const BracketParams&,
+                                  Workspace&, cudaStream_t);
 
 }  // namespace robustfit::selection::cuda::detail

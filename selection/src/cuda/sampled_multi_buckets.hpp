@@ -18,11 +18,7 @@
 // spreads the edges over the ranges.
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ROBUSTFIT_HOST_DEVICE __host__ __device__
-#else
-#define ROBUSTFIT_HOST_DEVICE
-#endif
+#include "host_device.hpp"
 
 namespace robustfit::selection::cuda::detail::sampled {
 
@@ -105,5 +101,3 @@ struct EdgeTable {
 };
 
 }  // namespace robustfit::selection::cuda::detail::sampled
-
-#undef ROBUSTFIT_HOST_DEVICE

@@ -1,7 +1,7 @@
 // Public entry points: argument checks, NaN policy, the `automatic` choice, and dispatch.
 //
-// NaN policy. The module's own algorithms (sort, cutting plane, radix, Floyd–Rivest, sampled
-// multiselection) notice NaNs during a pass they make anyway (checked_select.cuh,
+// NaN policy. The module's own algorithms (sort, cutting plane, radix, Floyd–Rivest, bracket,
+// sampled multiselection) notice NaNs during a pass they make anyway (checked_select.cuh,
 // sampled_multi_select.cuh); before the others (bucket, sample, multi), one min/max/NaN
 // reduction runs, which also answers k = 0, k = n-1 and min == max directly.
 //
@@ -9,6 +9,8 @@
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
 //   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
 //   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
+//   (bracket, Floyd–Rivest finished on the device, replaces both from kBracketAutoMinSize once
+//   kAutoUsesBracket is switched on after its H200 measurements)
 //   many ranks                       -> up to kLoopRanks ranks: radix once per rank;
 //                                       n >= kSampledMultiMinSize and at most
 //                                       kSampledMultiMaxRanks ranks: sampled multiselection;
@@ -42,6 +44,10 @@ namespace robustfit::selection::cuda {
 namespace {
 
 constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // below: radix (H200: radix faster at 2^24)
+// Issue 11: bracket selection for one rank from this size on, once measured on the H200 (off: auto
+// stays as measured for issue 3).
+constexpr bool kAutoUsesBracket = false;
+constexpr std::size_t kBracketAutoMinSize = std::size_t{1} << 20;
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
 // Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
@@ -51,8 +57,13 @@ constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort 
 constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
 
+Algorithm automatic_single(std::size_t n) {
+  if (kAutoUsesBracket && n >= kBracketAutoMinSize) return Algorithm::bracket;
+  return n >= kFloydRivestMinSize ? Algorithm::floyd_rivest : Algorithm::radix;
+}
+
 Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
-  if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: Floyd–Rivest or radix
+  if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: automatic_single
   if (n >= kSampledMultiMinSize && count <= kSampledMultiMaxRanks) return Algorithm::sampled_multi;
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
 }
@@ -115,9 +126,11 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     if (summary.has_nan) throw_nan(function);
     return k == 0 ? summary.min : summary.max;
   }
-  if (algorithm == Algorithm::automatic)
-    algorithm = n >= kFloydRivestMinSize ? Algorithm::floyd_rivest : Algorithm::radix;
+  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n);
   switch (algorithm) {
+    case Algorithm::bracket:
+      return value_or_throw(
+          detail::bracket_select_checked(d_values, n, k, detail::BracketParams{}, workspace, stream), function);
     case Algorithm::floyd_rivest:
       return value_or_throw(detail::floyd_rivest_select_checked(d_values, n, k, detail::FloydRivestParams{},
                                                                 workspace, stream),

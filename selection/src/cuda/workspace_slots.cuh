@@ -86,6 +86,14 @@ enum Slot : std::size_t {
   kSampledMultiCandidates,  // the values of the buckets that hold a wanted rank
   kSampledMultiCandidatesSorted,
   kSampledMultiOut,         // device + host: the answers
+
+  // Bracket selection (bracket_select.cu).
+  kBracketControl,       // device + host: the bracket, the pass's counts, the finish's state and answer
+  kBracketHistogram,     // the finishing digit's counters
+  kBracketBuffer,        // the values inside the bracket
+  kBracketSample,        // a large sample's keys, drawn
+  kBracketSampleSorted,  // and sorted
+  kBracketSortTemp,      // CUB radix-sort scratch of the sample
 };
 
 // The one deliberate alias must not shift the names after it onto another slot.

@@ -16,7 +16,7 @@ enum class Algorithm {
   multi,          // bucketMultiSelect (Blanchard et al.): many ranks in one pass
   floyd_rivest,   // sampled bracket, one read of the input, radixSelect inside (ours)
   sampled_multi,  // many ranks: sampled bucket edges, a counting read, a compacting read (ours)
-  bracket,        // sampled bracket per vector/column, one fused read, device-side finish (ours)
+  bracket,        // sampled bracket, one read, finished on the device (ours): one host sync per vector, none batched
   nth_element,    // CPU: std::nth_element (introselect)
 };
 

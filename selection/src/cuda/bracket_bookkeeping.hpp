@@ -1,0 +1,98 @@
+#pragma once
+// Bookkeeping of the bracketing selections (Floyd–Rivest, bracket), for host and device: plain
+// C++ with no CUDA header, so that the CPU tests replay it against std::nth_element
+// (tests/selection/bracket_bookkeeping_test.cpp). The bracket's ends from a sorted sample, the
+// pass's counts, where rank k lies after the pass, and the radix digits of key - key(lo) that
+// bracket selection finishes with.
+#include <cmath>
+#include <cstddef>
+
+#include "host_device.hpp"
+
+namespace robustfit::selection::cuda::detail::bracketing {
+
+// The bracket [lo, hi] and what the streaming pass counted against it.
+template <class T>
+struct BracketState {
+  T lo, hi;
+  unsigned long long below, equal_lo, equal_hi, inside, nans;
+  unsigned long long cursor;  // write position in the buffer (may pass its capacity)
+};
+
+// The bracket's ends as positions in a sorted sample of `sample_size` values: rank k's sample
+// position, widened by `sigmas` binomial standard deviations (+1) on each side. Positions off
+// the sample (lo_rank < 0, hi_rank >= sample_size) stand for -inf / +inf.
+struct SampleWindow {
+  long long lo_rank, hi_rank;
+};
+
+ROBUSTFIT_HOST_DEVICE inline SampleWindow sample_window(std::size_t k, std::size_t n, long long sample_size,
+                                                      float sigmas) {
+  const double p = (static_cast<double>(k) + 0.5) / static_cast<double>(n);
+  const double centre = p * static_cast<double>(sample_size) - 0.5;
+  const double spread = sigmas * std::sqrt(static_cast<double>(sample_size) * p * (1 - p)) + 1;
+  return {static_cast<long long>(std::floor(centre - spread)), static_cast<long long>(std::ceil(centre + spread))};
+}
+
+// Where rank k lies after the pass: on lo or hi (ties), inside (at `rank` of the buffer, which
+// holds `cursor` values, the inside ones and padding hi), or nowhere known (a miss: rank k
+// outside [lo, hi], or a buffer overflow). NaN is the caller's check (state.nans).
+enum class Place { lo, inside, hi, miss };
+struct Location {
+  Place place;
+  unsigned long long rank;  // inside: the rank within the buffer
+};
+
+template <class T>
+ROBUSTFIT_HOST_DEVICE Location locate_rank(const BracketState<T>& s, std::size_t k, std::size_t capacity) {
+  const unsigned long long equal_hi = s.lo == s.hi ? 0 : s.equal_hi;  // the pass counted lo's ties twice
+  if (k < s.below) return {Place::miss, 0};
+  unsigned long long rank = k - s.below;
+  if (rank < s.equal_lo) return {Place::lo, 0};
+  rank -= s.equal_lo;
+  if (rank < s.inside) return {s.cursor <= capacity ? Place::inside : Place::miss, rank};
+  rank -= s.inside;
+  if (rank < equal_hi) return {Place::hi, 0};
+  return {Place::miss, 0};
+}
+
+// The finish of bracket selection: radix select over key - key(lo) of the buffer, kDigitBits
+// at a time from the top of the span's bit width. A digit covers the `remaining` low bits'
+// top kDigitBits (fewer for the last); keys match while their bits above `remaining` equal the
+// prefix found so far.
+constexpr int kDigitBits = 11;
+constexpr int kDigitBins = 1 << kDigitBits;
+
+template <class Key>
+ROBUSTFIT_HOST_DEVICE Key shift_right(Key key, int bits) {
+  return bits >= static_cast<int>(sizeof(Key) * 8) ? Key(0) : Key(key >> bits);
+}
+
+// Bits needed for values 0 .. span.
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int bit_width(Key span) {
+  int bits = 0;
+  while (bits < static_cast<int>(sizeof(Key) * 8) && (span >> bits) != 0) ++bits;
+  return bits;
+}
+
+struct Digit {
+  int shift, width;  // the digit is (key >> shift) & (2^width - 1); shift is the next `remaining`
+};
+
+ROBUSTFIT_HOST_DEVICE inline Digit next_digit(int remaining) {
+  const int shift = remaining > kDigitBits ? remaining - kDigitBits : 0;
+  return {shift, remaining - shift};
+}
+
+// The digit's bin of `key` (key - base), or -1 when it does not share the prefix.
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int digit_bin(Key key, Key prefix, int remaining, Digit digit) {
+  if (shift_right(key, remaining) != prefix) return -1;
+  return static_cast<int>((key >> digit.shift) & Key(kDigitBins - 1));
+}
+
+// Launches that cover every span of a key_bits-bit key (3 for float, 6 for double).
+constexpr int digit_launches(int key_bits) { return (key_bits + kDigitBits - 1) / kDigitBits; }
+
+}  // namespace robustfit::selection::cuda::detail::bracketing
