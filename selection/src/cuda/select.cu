@@ -156,7 +156,6 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
       kth_smallest_many(d_values, n, &k, 1, &out, algorithm, workspace, stream);
       return out;
     }
-    case Algorithm::bracket:  // batched only (kth_smallest_batched)
     case Algorithm::nth_element: break;
   }
   throw std::invalid_argument(std::string(function) + ": " +
