@@ -600,7 +600,17 @@ McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& a
 }  // namespace detail
 
 McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
-  McdResult result = detail::fit_mcd_on(X, detail::RowReductions{}, options, detail::one_process_mcd_parts());
+  // The passes over all rows on the GPU when the search's engine is the CUDA one; bad options
+  // are fit_mcd_on's to report (the host's reductions meanwhile).
+  Backend backend = Backend::cpu;
+  try {
+    const auto n = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
+    backend = detail::engine_backend(options.backend, options.selection, Precision::double_precision,
+                                     detail::SearchSize{n, p, options.subsets});
+  } catch (const std::invalid_argument&) {
+  }
+  const std::unique_ptr<detail::RowReductions> all = detail::one_process_reductions(backend);
+  McdResult result = detail::fit_mcd_on(X, *all, options, detail::one_process_mcd_parts());
   detail::Progress(options.progress).report("finish", 1.0);
   return result;
 }
