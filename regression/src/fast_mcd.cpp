@@ -92,8 +92,18 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>
     }
     return A;
   };
+  // A subset's rows are gathered once for both passes (a gather reads X by rows, across its
+  // columns: the costly read).
+  std::vector<Eigen::MatrixXd> gathered(rows == nullptr ? 0 : chunks);
   std::vector<Eigen::VectorXd> sums(chunks);
-  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) { sums[c] = gather(c).colwise().sum().transpose(); });
+  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
+    if (rows == nullptr) {
+      sums[c] = gather(c).colwise().sum().transpose();
+    } else {
+      gathered[c] = gather(c);
+      sums[c] = gathered[c].colwise().sum().transpose();
+    }
+  });
   Moments m;
   m.center = Eigen::VectorXd::Zero(p);
   for (const auto& sum : sums) m.center += sum;
@@ -101,7 +111,7 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>
   m.center /= static_cast<double>(count);
   std::vector<Eigen::MatrixXd> products(chunks);
   common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
-    Eigen::MatrixXd A = gather(c);
+    Eigen::MatrixXd A = rows == nullptr ? gather(c) : std::move(gathered[c]);
     A.rowwise() -= m.center.transpose();
     products[c] = Eigen::MatrixXd::Zero(p, p);
     products[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
@@ -485,20 +495,32 @@ void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, 
 
 // Column medians (the mean of the two middle values for even n, as R's median) and MADs as
 // robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median; the
-// order statistics over all parts.
+// order statistics over all parts. In one process the columns run in parallel on the host (the
+// order statistics are exact: the same numbers as the reductions'); across processes one
+// column after another, each selection a collective.
 void medians_and_mads(const Eigen::MatrixXd& X, std::size_t n, std::size_t h, const RowReductions& all,
                       Eigen::VectorXd& median, Eigen::VectorXd& mad) {
   median.resize(X.cols());
   mad.resize(X.cols());
   const std::vector<std::size_t> middle = n % 2 == 0 ? std::vector<std::size_t>{n / 2 - 1, n / 2} : std::vector<std::size_t>{n / 2};
   const std::size_t kth[] = {h - 1};
-  for (Index j = 0; j < X.cols(); ++j) {
+  const auto one_column = [&](Index j, auto&& select) {
     const Eigen::VectorXd column = X.col(j);
-    const std::vector<double> v = all.kth_smallest_many(column, middle);
+    const std::vector<double> v = select(column, std::span<const std::size_t>(middle));
     const double m = n % 2 == 0 ? (v[1] + v[0]) / 2 : v[0];
     median(j) = m;
-    mad(j) = all.kth_smallest_many((column.array() - m).abs().matrix(), kth)[0];
+    mad(j) = select((column.array() - m).abs().matrix(), std::span<const std::size_t>(kth))[0];
+  };
+  if (all.spans_processes()) {
+    for (Index j = 0; j < X.cols(); ++j)
+      one_column(j, [&](const Eigen::VectorXd& v, std::span<const std::size_t> ks) { return all.kth_smallest_many(v, ks); });
+    return;
   }
+  common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
+    one_column(idx(j), [](const Eigen::VectorXd& v, std::span<const std::size_t> ks) {
+      return selection::kth_smallest_many<double>(values_of(v), ks);
+    });
+  });
 }
 
 void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const McdParts& parts, double factor_raw,
