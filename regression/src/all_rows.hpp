@@ -19,6 +19,8 @@ struct Fit {
 };
 Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
+// squares_of(residuals_of(X, y, beta)) in one pass: the same numbers.
+Eigen::VectorXd squared_residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 
 // v^2 elementwise.
 Eigen::VectorXd squares_of(const Eigen::VectorXd& v);
