@@ -650,7 +650,7 @@ McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options
     const auto n = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
     backend = detail::engine_backend(options.backend, options.selection, Precision::double_precision,
                                      detail::SearchSize{n, p, options.subsets});
-  } catch (const std::invalid_argument&) {
+  } catch (const std::exception&) {
   }
   const std::unique_ptr<detail::RowReductions> all = detail::one_process_reductions(backend);
   McdResult result = detail::fit_mcd_on(X, *all, options, detail::one_process_mcd_parts());

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <span>
+#include <vector>
 
 #include "device_array.hpp"
 #include "reduction_ops.hpp"
@@ -71,7 +73,37 @@ struct DeviceRowReductions::State {
   }
 };
 
+namespace {
+
+// States (stream, device buffers, pinned staging) are kept for the next fit of the process: a
+// fit makes a handful of calls, and pinning its staging afresh would cost about as much as the
+// pinned transfers save. At most kKept are kept; the pool is never destroyed (CUDA may be torn
+// down before static destructors run; the memory goes with the process).
+constexpr std::size_t kKept = 2;
+
+struct StatePool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<DeviceRowReductions::State>> states;
+};
+
+StatePool& pool() {
+  static auto* const instance = new StatePool;
+  return *instance;
+}
+
+}  // namespace
+
 DeviceRowReductions::DeviceRowReductions() {
+  {
+    StatePool& kept = pool();
+    const std::lock_guard lock(kept.mutex);
+    if (!kept.states.empty()) {
+      state_ = std::move(kept.states.back());
+      kept.states.pop_back();
+      state_->device_calls = state_->fallbacks = 0;
+      return;
+    }
+  }
   auto state = std::make_unique<State>();
   cudaGetLastError();  // an earlier failure elsewhere must not be taken for ours
   if (cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking) != cudaSuccess) {
@@ -81,7 +113,12 @@ DeviceRowReductions::DeviceRowReductions() {
   state_ = std::move(state);
 }
 
-DeviceRowReductions::~DeviceRowReductions() = default;
+DeviceRowReductions::~DeviceRowReductions() {
+  if (!state_) return;
+  StatePool& kept = pool();
+  const std::lock_guard lock(kept.mutex);
+  if (kept.states.size() < kKept) kept.states.push_back(std::move(state_));
+}
 
 std::size_t DeviceRowReductions::device_calls() const { return state_ ? state_->device_calls : 0; }
 std::size_t DeviceRowReductions::fallbacks() const { return state_ ? state_->fallbacks : 0; }

@@ -38,8 +38,9 @@ class DeviceRowReductions final : public detail::RowReductions {
   std::size_t device_calls() const;
   std::size_t fallbacks() const;
 
+  struct State;  // stream and buffers, kept for the next object of the process (a small pool)
+
  private:
-  struct State;
   // Runs `device` when n is large enough and a device is set up, else (or when it throws) `host`.
   template <class Device, class Host>
   auto on_device(std::size_t n, Device&& device, Host&& host) const;
