@@ -178,6 +178,15 @@ Eigen::VectorXd squared_distances(const Eigen::MatrixXd& X, const Eigen::VectorX
   return d;
 }
 
+// sqrt of every entry, in parallel over fixed row chunks (elementwise: the same numbers).
+Eigen::VectorXd square_roots(const Eigen::VectorXd& v) {
+  Eigen::VectorXd out(v.size());
+  common::parallel_rows(static_cast<std::size_t>(v.size()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    out.segment(idx(begin), idx(end - begin)) = v.segment(idx(begin), idx(end - begin)).cwiseSqrt();
+  });
+  return out;
+}
+
 // Candidate columns: [center (p); vec(covariance) (p * p)].
 Eigen::VectorXd pack(const Moments& m) {
   const Index p = m.center.size();
@@ -410,16 +419,15 @@ void reweight(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& 
   if (!singular && kept_count != result.n) rew.covariance *= reweighted_factor(static_cast<double>(kept_count));
   result.center = rew.center;
   result.covariance = rew.covariance;
-  Eigen::VectorXd mah = raw_mah;
+  std::optional<Eigen::VectorXd> reweighted;
   if (!singular) {
     const auto llt = factor(rew.covariance, 0);
-    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) mah = squared_distances(X, rew.center, *llt);
+    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) reweighted = squared_distances(X, rew.center, *llt);
   }
-  result.raw_distances = raw_mah.cwiseSqrt();
-  result.distances = mah.cwiseSqrt();
-  result.flagged.clear();
-  for (std::size_t i = 0; i < local; ++i)
-    if (!(mah(idx(i)) < cutoff2)) result.flagged.push_back(i + 1);
+  const Eigen::VectorXd& mah = reweighted ? *reweighted : raw_mah;
+  result.raw_distances = square_roots(raw_mah);
+  result.distances = square_roots(mah);
+  result.flagged = one_based(common::rows_where(local, [&](std::size_t i) { return !(mah(idx(i)) < cutoff2); }));
 }
 
 // alpha = 1 (h = n): the classical estimate, reweighted with the consistency factor only.
