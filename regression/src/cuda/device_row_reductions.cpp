@@ -35,14 +35,16 @@ struct DeviceRowReductions::State {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  // After a failure: nothing may still run on the buffers; free them so that the next call
-  // (or the host) finds the memory.
-  void recover() {
+  // Frees the device buffers once nothing runs on them: after a failure, so that the next call
+  // (or the host) finds the memory, and when the state goes back to the pool.
+  void release_device() {
     cudaStreamSynchronize(stream);
     cudaGetLastError();
     for (auto* array : {&values, &sorted}) array->release();
     rows.release();
     temp.release();
+    count.release();
+    below.release();
     workspace.release();
   }
 
@@ -75,10 +77,11 @@ struct DeviceRowReductions::State {
 
 namespace {
 
-// States (stream, device buffers, pinned staging) are kept for the next fit of the process: a
-// fit makes a handful of calls, and pinning its staging afresh would cost about as much as the
-// pinned transfers save. At most kKept are kept; the pool is never destroyed (CUDA may be torn
-// down before static destructors run; the memory goes with the process).
+// States (stream and pinned staging) are kept for the next fit of the process: a fit makes a
+// handful of calls, and pinning its staging afresh would cost about as much as the pinned
+// transfers save. Their device buffers are freed first (a fit leaves no device memory behind;
+// cudaMalloc is cheap beside pinning). At most kKept are kept; the pool is never destroyed (CUDA
+// may be torn down before static destructors run; the memory goes with the process).
 constexpr std::size_t kKept = 2;
 
 struct StatePool {
@@ -115,6 +118,7 @@ DeviceRowReductions::DeviceRowReductions() {
 
 DeviceRowReductions::~DeviceRowReductions() {
   if (!state_) return;
+  state_->release_device();
   StatePool& kept = pool();
   const std::lock_guard lock(kept.mutex);
   if (kept.states.size() < kKept) kept.states.push_back(std::move(state_));
@@ -135,7 +139,7 @@ auto DeviceRowReductions::on_device(std::size_t n, Device&& device, Host&& host)
   } catch (const std::exception&) {
     // Out of memory, a CUDA error, or the selection's refusal of a NaN: the host's answer (or
     // the host's own error) instead.
-    state_->recover();
+    state_->release_device();
     ++state_->fallbacks;
   }
   return host();

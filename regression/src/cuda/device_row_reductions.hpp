@@ -38,7 +38,7 @@ class DeviceRowReductions final : public detail::RowReductions {
   std::size_t device_calls() const;
   std::size_t fallbacks() const;
 
-  struct State;  // stream and buffers, kept for the next object of the process (a small pool)
+  struct State;  // stream and pinned staging, kept for the next object of the process (a small pool)
 
  private:
   // Runs `device` when n is large enough and a device is set up, else (or when it throws) `host`.
