@@ -29,6 +29,16 @@ Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
   return r;
 }
 
+Eigen::VectorXd squared_residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta) {
+  Eigen::VectorXd r2(X.rows());
+  common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    const auto b = index(begin), m = index(end - begin);
+    r2.segment(b, m).noalias() = y.segment(b, m) - X.middleRows(b, m) * beta;
+    r2.segment(b, m) = r2.segment(b, m).array().square();
+  });
+  return r2;
+}
+
 Eigen::VectorXd squares_of(const Eigen::VectorXd& v) {
   Eigen::VectorXd out(v.size());
   common::parallel_rows(static_cast<std::size_t>(v.size()), [&](std::size_t, std::size_t begin, std::size_t end) {

@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "robustfit/common/parallel.hpp"
+
 namespace robustfit::regression::detail {
 
 // X beta and y - X beta, row chunk by row chunk; each row bit for bit as Eigen's X * beta and
@@ -17,12 +19,28 @@ struct Fit {
 };
 Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
+// squares_of(residuals_of(X, y, beta)) in one pass: the same numbers.
+Eigen::VectorXd squared_residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 
 // v^2 elementwise.
 Eigen::VectorXd squares_of(const Eigen::VectorXd& v);
 
 // The vector's values as a span, for the selection module.
 inline std::span<const double> values_of(const Eigen::VectorXd& v) { return {v.data(), static_cast<std::size_t>(v.size())}; }
+
+// sum over the fixed row chunks of [0, n) of chunk_sum(begin, count) (an Eigen sum over the
+// chunk's segment), chunks in parallel and added in chunk order: independent of the thread
+// count, and below 2 kMinChunkRows rows (one chunk) exactly the serial Eigen sum.
+template <class ChunkSum>
+double sum_over_row_chunks(std::size_t n, ChunkSum&& chunk_sum) {
+  std::vector<double> sums(common::row_chunk_count(n), 0.0);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    sums[c] = chunk_sum(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(end - begin));
+  });
+  double total = 0;
+  for (const double s : sums) total += s;
+  return total;
+}
 
 // Sum of values at `rows`, in the order given (an h-subset's objective: row order).
 double sum_at(const Eigen::VectorXd& values, std::span<const std::size_t> rows);

@@ -4,6 +4,9 @@
 #include <string>
 
 #include "cpu_engine.hpp"
+#ifdef ROBUSTFIT_CUDA_ENGINE
+#include "cuda/device_row_reductions.hpp"
+#endif
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/regression/estimators.hpp"
 #include "robustfit/selection/gpu.hpp"
@@ -32,8 +35,8 @@ std::string cuda_unavailable_reason() {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
-                                    Precision precision, std::optional<SearchSize> search) {
+Backend engine_backend(Backend backend, selection::Algorithm selection, Precision precision,
+                       std::optional<SearchSize> search) {
   // The engines select one rank per candidate column: the table's "batched" use.
   constexpr auto use = selection::Use::batched;
   const bool cuda_usable = cuda_backend_available();
@@ -48,10 +51,28 @@ std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, sele
                                   cuda_usable ? ", but selection algorithm '" + std::string(selection::to_string(selection)) +
                                                     "' runs on the CPU backend only"
                                               : ", which is not available: " + cuda_unavailable_reason());
+  return chosen;
+}
+
+std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
+                                    Precision precision, std::optional<SearchSize> search) {
+  [[maybe_unused]] const Backend chosen = engine_backend(backend, selection, precision, search);
 #ifdef ROBUSTFIT_CUDA_ENGINE
   if (chosen == Backend::cuda) return make_cuda_engine(data, selection, precision);
 #endif
   return std::make_unique<CpuEngine>(data, selection);
+}
+
+std::unique_ptr<RowReductions> one_process_reductions(Backend backend) {
+#ifdef ROBUSTFIT_CUDA_ENGINE
+  if (backend == Backend::cuda) return std::make_unique<cuda::DeviceRowReductions>();
+#endif
+  (void)backend;
+  return std::make_unique<RowReductions>();
+}
+
+std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine) {
+  return one_process_reductions(engine.backend_name() == "cuda" ? Backend::cuda : Backend::cpu);
 }
 
 }  // namespace detail

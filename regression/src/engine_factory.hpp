@@ -6,6 +6,7 @@
 #include "backend_cost.hpp"
 #include "design_matrix.hpp"
 #include "engine.hpp"
+#include "row_reductions.hpp"
 #include "robustfit/regression/options.hpp"
 
 namespace robustfit::regression::detail {
@@ -20,6 +21,18 @@ namespace robustfit::regression::detail {
 std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, selection::Algorithm selection,
                                     Precision precision = Precision::double_precision,
                                     std::optional<SearchSize> search = std::nullopt);
+
+// The backend make_engine chooses for these arguments (with its checks and errors), without
+// building the engine.
+Backend engine_backend(Backend backend, selection::Algorithm selection, Precision precision = Precision::double_precision,
+                       std::optional<SearchSize> search = std::nullopt);
+
+// The reductions over all rows (row_reductions.hpp) of a one-process fit whose engine runs on
+// `backend`: with CUDA the GPU's (cuda/device_row_reductions.hpp: the same answers, the large
+// selections and sorts on the device), else the host's.
+std::unique_ptr<RowReductions> one_process_reductions(Backend backend);
+// The same for an engine: after its backend_name().
+std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine);
 
 #ifdef ROBUSTFIT_CUDA_ENGINE
 std::unique_ptr<Engine> make_cuda_engine(const ModelData& data, selection::Algorithm selection, Precision precision);

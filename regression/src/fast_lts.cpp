@@ -133,10 +133,11 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   result.singular_subsets = search.singular;
   result.exhaustive = search.exhaustive;
   Stopwatch watch;
-  finish_lts(data, all, search.best, h, alpha, options.reweight, result);
+  const AfterSearch after(parts, *engine, all);
+  finish_lts(data, after.reductions(), search.best, h, alpha, options.reweight, result);
   to_original_scale(data, result.coefficients);
   to_original_scale(data, result.raw_coefficients);
-  if (options.mcd) fill_robust_distances(data, all, options, alpha, parts.mcd, result);
+  if (options.mcd) fill_robust_distances(data, after.reductions(), options, alpha, parts.mcd, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
   Progress(options.progress).report("finish", 1.0);

@@ -92,8 +92,18 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>
     }
     return A;
   };
+  // A subset's rows are gathered once for both passes (a gather reads X by rows, across its
+  // columns: the costly read).
+  std::vector<Eigen::MatrixXd> gathered(rows == nullptr ? 0 : chunks);
   std::vector<Eigen::VectorXd> sums(chunks);
-  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) { sums[c] = gather(c).colwise().sum().transpose(); });
+  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
+    if (rows == nullptr) {
+      sums[c] = gather(c).colwise().sum().transpose();
+    } else {
+      gathered[c] = gather(c);
+      sums[c] = gathered[c].colwise().sum().transpose();
+    }
+  });
   Moments m;
   m.center = Eigen::VectorXd::Zero(p);
   for (const auto& sum : sums) m.center += sum;
@@ -101,7 +111,7 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>
   m.center /= static_cast<double>(count);
   std::vector<Eigen::MatrixXd> products(chunks);
   common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
-    Eigen::MatrixXd A = gather(c);
+    Eigen::MatrixXd A = rows == nullptr ? gather(c) : std::move(gathered[c]);
     A.rowwise() -= m.center.transpose();
     products[c] = Eigen::MatrixXd::Zero(p, p);
     products[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
@@ -129,6 +139,27 @@ double log_det(const Eigen::LLT<Eigen::MatrixXd>& llt) {
   return 2 * llt.matrixLLT().diagonal().array().log().sum();
 }
 
+// A copy of X, in parallel over fixed row chunks (at 10^6 x 10 the first touch of its 80 MB is
+// most of the cost).
+Eigen::MatrixXd copy_of(Eigen::Ref<const Eigen::MatrixXd> X) {
+  Eigen::MatrixXd out(X.rows(), X.cols());
+  common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    out.middleRows(idx(begin), idx(end - begin)) = X.middleRows(idx(begin), idx(end - begin));
+  });
+  return out;
+}
+
+// (X - median) / mad column by column, in parallel over row chunks (elementwise: the numbers
+// of the serial expression).
+Eigen::MatrixXd standardized(const Eigen::MatrixXd& X, const Eigen::VectorXd& median, const Eigen::VectorXd& mad) {
+  Eigen::MatrixXd Z(X.rows(), X.cols());
+  common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    const Index b = idx(begin), m = idx(end - begin);
+    Z.middleRows(b, m) = (X.middleRows(b, m).rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
+  });
+  return Z;
+}
+
 // Squared Mahalanobis distances of all rows of X, in parallel over fixed row chunks.
 Eigen::VectorXd squared_distances(const Eigen::MatrixXd& X, const Eigen::VectorXd& center,
                                   const Eigen::LLT<Eigen::MatrixXd>& llt) {
@@ -145,6 +176,15 @@ Eigen::VectorXd squared_distances(const Eigen::MatrixXd& X, const Eigen::VectorX
     for (Index k = 1; k < Y.cols(); ++k) chunk += (Y.col(k).array() - shift(k)).square();
   });
   return d;
+}
+
+// sqrt of every entry, in parallel over fixed row chunks (elementwise: the same numbers).
+Eigen::VectorXd square_roots(const Eigen::VectorXd& v) {
+  Eigen::VectorXd out(v.size());
+  common::parallel_rows(static_cast<std::size_t>(v.size()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    out.segment(idx(begin), idx(end - begin)) = v.segment(idx(begin), idx(end - begin)).cwiseSqrt();
+  });
+  return out;
 }
 
 // Candidate columns: [center (p); vec(covariance) (p * p)].
@@ -379,16 +419,15 @@ void reweight(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& 
   if (!singular && kept_count != result.n) rew.covariance *= reweighted_factor(static_cast<double>(kept_count));
   result.center = rew.center;
   result.covariance = rew.covariance;
-  Eigen::VectorXd mah = raw_mah;
+  std::optional<Eigen::VectorXd> reweighted;
   if (!singular) {
     const auto llt = factor(rew.covariance, 0);
-    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) mah = squared_distances(X, rew.center, *llt);
+    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) reweighted = squared_distances(X, rew.center, *llt);
   }
-  result.raw_distances = raw_mah.cwiseSqrt();
-  result.distances = mah.cwiseSqrt();
-  result.flagged.clear();
-  for (std::size_t i = 0; i < local; ++i)
-    if (!(mah(idx(i)) < cutoff2)) result.flagged.push_back(i + 1);
+  const Eigen::VectorXd& mah = reweighted ? *reweighted : raw_mah;
+  result.raw_distances = square_roots(raw_mah);
+  result.distances = square_roots(mah);
+  result.flagged = one_based(common::rows_where(local, [&](std::size_t i) { return !(mah(idx(i)) < cutoff2); }));
 }
 
 // alpha = 1 (h = n): the classical estimate, reweighted with the consistency factor only.
@@ -464,20 +503,32 @@ void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, 
 
 // Column medians (the mean of the two middle values for even n, as R's median) and MADs as
 // robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median; the
-// order statistics over all parts.
+// order statistics over all parts. In one process the columns run in parallel on the host (the
+// order statistics are exact: the same numbers as the reductions'); across processes one
+// column after another, each selection a collective.
 void medians_and_mads(const Eigen::MatrixXd& X, std::size_t n, std::size_t h, const RowReductions& all,
                       Eigen::VectorXd& median, Eigen::VectorXd& mad) {
   median.resize(X.cols());
   mad.resize(X.cols());
   const std::vector<std::size_t> middle = n % 2 == 0 ? std::vector<std::size_t>{n / 2 - 1, n / 2} : std::vector<std::size_t>{n / 2};
   const std::size_t kth[] = {h - 1};
-  for (Index j = 0; j < X.cols(); ++j) {
+  const auto one_column = [&](Index j, auto&& select) {
     const Eigen::VectorXd column = X.col(j);
-    const std::vector<double> v = all.kth_smallest_many(column, middle);
+    const std::vector<double> v = select(column, std::span<const std::size_t>(middle));
     const double m = n % 2 == 0 ? (v[1] + v[0]) / 2 : v[0];
     median(j) = m;
-    mad(j) = all.kth_smallest_many((column.array() - m).abs().matrix(), kth)[0];
+    mad(j) = select((column.array() - m).abs().matrix(), std::span<const std::size_t>(kth))[0];
+  };
+  if (all.spans_processes()) {
+    for (Index j = 0; j < X.cols(); ++j)
+      one_column(j, [&](const Eigen::VectorXd& v, std::span<const std::size_t> ks) { return all.kth_smallest_many(v, ks); });
+    return;
   }
+  common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
+    one_column(idx(j), [](const Eigen::VectorXd& v, std::span<const std::size_t> ks) {
+      return selection::kth_smallest_many<double>(values_of(v), ks);
+    });
+  });
 }
 
 void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const McdParts& parts, double factor_raw,
@@ -511,7 +562,7 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   }
   ModelData data;
   data.intercept = false;
-  data.X = (X.rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
+  data.X = standardized(X, median, mad);
   data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
   const std::unique_ptr<Engine> engine = parts.engine(data, options, SearchSize{n, p, options.subsets});
   result.backend = engine->backend_name();
@@ -582,7 +633,7 @@ McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& a
     throw std::invalid_argument("h = " + std::to_string(result.h) + " is out of range for MCD: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "]");
   result.cutoff = std::sqrt(qchisq(0.975, static_cast<double>(p)));
-  const Eigen::MatrixXd data = X;
+  const Eigen::MatrixXd data = copy_of(X);
   if (result.h == n) {
     classical(data, result, all);
     return result;
@@ -600,7 +651,17 @@ McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& a
 }  // namespace detail
 
 McdResult fit_mcd(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options) {
-  McdResult result = detail::fit_mcd_on(X, detail::RowReductions{}, options, detail::one_process_mcd_parts());
+  // The passes over all rows on the GPU when the search's engine is the CUDA one; bad options
+  // are fit_mcd_on's to report (the host's reductions meanwhile).
+  Backend backend = Backend::cpu;
+  try {
+    const auto n = static_cast<std::size_t>(X.rows()), p = static_cast<std::size_t>(X.cols());
+    backend = detail::engine_backend(options.backend, options.selection, Precision::double_precision,
+                                     detail::SearchSize{n, p, options.subsets});
+  } catch (const std::exception&) {
+  }
+  const std::unique_ptr<detail::RowReductions> all = detail::one_process_reductions(backend);
+  McdResult result = detail::fit_mcd_on(X, *all, options, detail::one_process_mcd_parts());
   detail::Progress(options.progress).report("finish", 1.0);
   return result;
 }

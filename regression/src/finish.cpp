@@ -104,7 +104,7 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.method = Method::lts;
   const std::size_t n = result.n, p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
-  std::vector<std::size_t> subset = all.smallest_h(squares_of(residuals_of(data.X, data.y, beta)), h);
+  std::vector<std::size_t> subset = all.smallest_h(squared_residuals_of(data.X, data.y, beta), h);
   result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
   result.best_subset = std::move(subset);
   Fit fit = fit_of(data.X, data.y, result.raw_coefficients);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "robustfit/common/parallel.hpp"
+#include "all_rows.hpp"
 #include "least_squares.hpp"
 
 namespace robustfit::regression::detail {
@@ -64,10 +65,26 @@ void add_inference(const ModelData& data, const RowReductions& all, FitResult& r
   inference = Inference{};
   inference.df = df > 0 ? kept - data.p() : 0;
 
-  const double rss = all.sum((w.array() * result.residuals.array().square()).sum());
-  const Eigen::ArrayXd f = result.fitted.array();
-  const double mss = data.intercept ? all.sum((w.array() * (f - all.sum((w.array() * f).sum()) / n_w).square()).sum())
-                                    : all.sum((w.array() * f.square()).sum());
+  // Row sums over fixed chunks in parallel (sum_over_row_chunks: below 65536 rows the serial sums).
+  const Eigen::VectorXd& r = result.residuals;
+  const Eigen::VectorXd& f = result.fitted;
+  const std::size_t n = data.n();
+  const double rss = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
+    return (w.segment(b, m).array() * r.segment(b, m).array().square()).sum();
+  }));
+  double mss;
+  if (data.intercept) {
+    const double mean = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
+                          return (w.segment(b, m).array() * f.segment(b, m).array()).sum();
+                        })) / n_w;
+    mss = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
+      return (w.segment(b, m).array() * (f.segment(b, m).array() - mean).square()).sum();
+    }));
+  } else {
+    mss = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
+      return (w.segment(b, m).array() * f.segment(b, m).array().square()).sum();
+    }));
+  }
   const double variance = df > 0 ? rss / df : kNaN;
   inference.sigma = std::sqrt(variance);
 

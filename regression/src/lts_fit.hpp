@@ -23,10 +23,12 @@ namespace robustfit::regression::detail {
 void check_lts_options(const LtsOptions& options);
 
 // What differs between one process and many: the engine the search runs on, the
-// deterministic starts of the default search for coverage h, and FAST-MCD's parts (the robust
-// distances).
+// deterministic starts of the default search for coverage h, FAST-MCD's parts (the robust
+// distances), and the reductions of the steps after the search for the engine it ran on (one
+// process: the GPU's with the CUDA engine; unset: the fit's `all`).
 struct LtsParts {
   std::function<std::unique_ptr<Engine>(const SearchSize&)> engine;
+  std::function<std::unique_ptr<RowReductions>(const Engine&)> reductions;
   std::function<Eigen::MatrixXd(std::size_t h)> deterministic_starts;
   McdParts mcd;
 };
@@ -39,10 +41,23 @@ LtsParts one_process_parts(const ModelData& data, const Options& options) {
   parts.engine = [&data, &options](const SearchSize& size) {
     return make_engine(data, options.backend, options.selection, options.precision, size);
   };
+  parts.reductions = [](const Engine& engine) { return one_process_reductions(engine); };
   parts.deterministic_starts = [&data](std::size_t h) { return deterministic_starts(data, h); };
   parts.mcd = one_process_mcd_parts();
   return parts;
 }
+
+// The reductions `parts` gives for `engine`, or `all`.
+class AfterSearch {
+ public:
+  AfterSearch(const LtsParts& parts, const Engine& engine, const RowReductions& all)
+      : owned_(parts.reductions ? parts.reductions(engine) : nullptr), all_(owned_ ? *owned_ : all) {}
+  const RowReductions& reductions() const { return all_; }
+
+ private:
+  std::unique_ptr<RowReductions> owned_;
+  const RowReductions& all_;
+};
 
 // `data`: this part's rows (all of them in one process); `total` started with the call.
 FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsOptions& options, const LtsParts& parts,

@@ -34,10 +34,7 @@ std::optional<ShortestWindow> RowReductions::shortest_window_below(const Eigen::
 VarianceWindowScan RowReductions::min_variance_window(const Eigen::VectorXd& values, std::size_t h, double shift) const {
   std::vector<double> x(values.data(), values.data() + values.size());
   std::sort(x.begin(), x.end());  // ties have equal values: their order does not change the sums
-  for (double& v : x) v -= shift;
-  VarianceWindowScan scan{.h = h};
-  for (std::size_t e = 0; e < x.size(); ++e) scan.add(e, x[e], e >= h ? x[e - h] : 0.0);
-  return scan;
+  return scan_variance_windows(x, h, shift);
 }
 
 }  // namespace robustfit::regression::detail

@@ -55,6 +55,10 @@ double min_window_variance(std::span<const double> values, std::size_t h) {
   Eigen::VectorXd buffer(static_cast<Eigen::Index>(values.size()));  // uninitialised
   const std::span<double> sorted(buffer.data(), values.size());
   selection::sort_parallel(values, sorted);
+  return min_window_variance_sorted(sorted, h);
+}
+
+double min_window_variance_sorted(std::span<const double> sorted, std::size_t h) {
   // Running sums about a shift (the median) keep the cancellation in sum(x^2) - sum(x)^2/h small.
   const double shift = sorted[sorted.size() / 2];
   double sum = 0, sum_sq = 0;
@@ -72,6 +76,12 @@ double min_window_variance(std::span<const double> values, std::size_t h) {
     best = std::min(best, sum_sq / hd - (sum / hd) * (sum / hd));
   }
   return std::max(best, 0.0);
+}
+
+VarianceWindowScan scan_variance_windows(std::span<const double> sorted, std::size_t h, double shift) {
+  VarianceWindowScan scan{.h = h};
+  for (std::size_t e = 0; e < sorted.size(); ++e) scan.add(e, sorted[e] - shift, e >= h ? sorted[e - h] - shift : 0.0);
+  return scan;
 }
 
 }  // namespace robustfit::regression::detail

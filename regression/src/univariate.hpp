@@ -25,6 +25,8 @@ std::optional<ShortestWindow> shortest_window_below(std::span<double> values, st
 // The smallest variance (divisor h) of h consecutive sorted values: the raw univariate
 // MCD / LTS variance that robustbase's robust R^2 divides by.
 double min_window_variance(std::span<const double> values, std::size_t h);
+// The same for values already sorted ascending (the scan after the sort).
+double min_window_variance_sorted(std::span<const double> sorted, std::size_t h);
 
 // FAST-MCD's univariate scan (robustbase's rfmcduni): running sums over windows of h
 // consecutive sorted values (minus a shift), fed one sorted position at a time, so that a scan
@@ -51,5 +53,8 @@ struct VarianceWindowScan {
     if (ss < best_ss) best_ss = ss, best_sum = sum, best_start = e + 1 - h;
   }
 };
+
+// The scan over all of `sorted` (ascending) minus `shift`, at its end (n >= h >= 1).
+VarianceWindowScan scan_variance_windows(std::span<const double> sorted, std::size_t h, double shift);
 
 }  // namespace robustfit::regression::detail

@@ -84,5 +84,38 @@ TEST(ShortestWindow, BelowWithoutABoundOrWithATinyOne) {
   EXPECT_EQ(flat->half_width, 0);
 }
 
+// The scans after the sort (DeviceRowReductions feeds them the device's sorted values) against
+// the direct definitions on integer data, where every sum is exact: the first window of least
+// variance, its sums, the least variance.
+TEST(VarianceWindows, ScansOfSortedValuesMatchTheDefinition) {
+  std::mt19937_64 random(17);
+  std::uniform_int_distribution<int> few(-20, 20);
+  for (const std::size_t n : {1u, 2u, 7u, 300u}) {
+    std::vector<double> v(n);
+    for (double& x : v) x = few(random);
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t h = 1; h <= n; h += std::max<std::size_t>(1, n / 7)) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", h = " + std::to_string(h));
+      const double shift = 3;
+      double least = std::numeric_limits<double>::infinity(), least_sum = 0;
+      std::size_t start = 0;
+      for (std::size_t j = 0; j + h <= n; ++j) {
+        double sum = 0, squares = 0;
+        for (std::size_t i = j; i < j + h; ++i) sum += sorted[i] - shift, squares += (sorted[i] - shift) * (sorted[i] - shift);
+        const double ss = squares - sum * sum / static_cast<double>(h);
+        if (ss < least) least = ss, least_sum = sum, start = j;
+      }
+      const VarianceWindowScan scan = scan_variance_windows(sorted, h, shift);
+      EXPECT_EQ(scan.best_start, start);
+      EXPECT_EQ(scan.best_sum, least_sum);
+      EXPECT_NEAR(scan.best_ss, least, 1e-9);
+      // min_window_variance sorts, then scans: the scan alone on the sorted values is the same.
+      EXPECT_EQ(min_window_variance_sorted(sorted, h), min_window_variance(v, h));
+      EXPECT_NEAR(min_window_variance(v, h), least / static_cast<double>(h), 1e-9);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace robustfit::regression::detail

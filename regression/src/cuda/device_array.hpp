@@ -42,4 +42,35 @@ class DeviceArray {
   std::size_t capacity_ = 0;
 };
 
+// The same for pinned host memory (cudaHostAlloc): staging for downloads, kept across calls.
+template <class T>
+class PinnedArray {
+ public:
+  PinnedArray() = default;
+  ~PinnedArray() { cudaFreeHost(data_); }
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+
+  T* reserve(std::size_t count) {
+    if (count > capacity_) {
+      cudaFreeHost(data_);
+      data_ = nullptr;
+      capacity_ = 0;
+      CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), sizeof(T) * count, cudaHostAllocDefault));
+      capacity_ = count;
+    }
+    return data_;
+  }
+  T* data() const { return data_; }
+  void release() {
+    cudaFreeHost(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
 }  // namespace robustfit::regression::cuda
