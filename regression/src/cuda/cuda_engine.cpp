@@ -186,7 +186,8 @@ CudaEngine<Scalar>::~CudaEngine() {
 
 template <class Scalar>
 std::string CudaEngine<Scalar>::selection_name() const {
-  return selection_ == selection::Algorithm::automatic ? "radix" : std::string(selection::to_string(selection_));
+  // auto: batched radix or the batched bracket, by each batch's shape (select.cu's automatic_batched).
+  return std::string(selection::to_string(selection_));
 }
 
 template <class Scalar>

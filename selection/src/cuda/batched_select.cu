@@ -128,11 +128,21 @@ __global__ __launch_bounds__(kPassThreads) void batched_column_select(
     for (int b = threadIdx.x; b < kBins; b += kPassThreads) counts[b] = 0;
     __syncthreads();
     const Key prefix = shared_prefix;
-    for (std::size_t i = threadIdx.x; i < rows; i += kPassThreads) {
-      const T x = values[i];
-      const Key key = KeyTraits<T>::to_key(x);
-      if (pass == 0) nan_seen |= (x != x);
-      if (pass == 0 || (key >> prev_shift) == prefix) atomicAdd(&counts[(key >> shift) & Key(kBins - 1)], 1u);
+    // kItemsPerThread loads in flight per thread (as batched_pass): long columns need them.
+    for (std::size_t base = threadIdx.x; base < rows; base += std::size_t(kPassThreads) * kItemsPerThread) {
+      T x[kItemsPerThread];
+#pragma unroll
+      for (int j = 0; j < kItemsPerThread; ++j) {
+        const std::size_t i = base + std::size_t(j) * kPassThreads;
+        x[j] = i < rows ? values[i] : T(0);
+      }
+#pragma unroll
+      for (int j = 0; j < kItemsPerThread; ++j) {
+        if (base + std::size_t(j) * kPassThreads >= rows) continue;
+        const Key key = KeyTraits<T>::to_key(x[j]);
+        if (pass == 0) nan_seen |= (x[j] != x[j]);
+        if (pass == 0 || (key >> prev_shift) == prefix) atomicAdd(&counts[(key >> shift) & Key(kBins - 1)], 1u);
+      }
     }
     __syncthreads();
     unsigned int mine[kPerThread];

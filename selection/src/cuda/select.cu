@@ -16,9 +16,8 @@
 //                                       kSampledMultiMaxRanks ranks: sampled multiselection;
 //                                       else multi (bucketMultiSelect) for double or at most
 //                                       kMultiMaxFloatRanks float ranks; else one sort
-//   batched                          -> batched radix (sort only when asked for; bracket, the
-//                                       sampled one-read variant, once kBatchedBracketInAutomatic
-//                                       is switched on after its H200 measurement)
+//   batched                          -> the batched bracket from 2^16 rows and 2^24 values,
+//                                       else batched radix (sort only when asked for)
 //
 // What each entry point accepts is the capability table's (robustfit/selection/capabilities.hpp):
 // anything else is rejected with its message. Batched selection runs sort, radix and bracket as
@@ -69,13 +68,17 @@ Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
 }
 
 // Batched: the sampled bracket reads the matrix once where batched radix reads it 3 (float) or
-// 6 (double) times, for columns of at least detail::kBatchedBracketMinRows rows (shorter ones,
-// kNN's, stay on radix inside batched_bracket_select too). OFF until the H200 measurements of
-// bench_selection_bench's batched section confirm it (issue 11): the lead flips this line.
-constexpr bool kBatchedBracketInAutomatic = false;
+// 6 (double) times, but costs a sample sort per column and its own launches. H200, 2026-11-23
+// (bench/results/SELECTION.md, "Issue 11 round"): bracket wins from 2^16 rows once the matrix
+// holds 2^24 values (512 x 2^20 float 1.75 -> 0.98 ms, double 5.75 -> 1.71 ms; 20 x 10^6 double
+// 0.27 -> 0.17 ms; 4096 x 2^16 float 2.5 -> 1.1 ms) and loses below (64 x 2^16 float 0.051 vs
+// 0.066 ms; 4096 x 2^12 float 0.097 vs 0.56 ms).
+constexpr std::size_t kBatchedBracketMinColumnRows = std::size_t{1} << 16;
+constexpr std::size_t kBatchedBracketMinValues = std::size_t{1} << 24;
 
-Algorithm automatic_batched(std::size_t rows) {
-  return kBatchedBracketInAutomatic && rows >= detail::kBatchedBracketMinRows ? Algorithm::bracket : Algorithm::radix;
+Algorithm automatic_batched(std::size_t rows, std::size_t cols) {
+  return rows >= kBatchedBracketMinColumnRows && rows * cols >= kBatchedBracketMinValues ? Algorithm::bracket
+                                                                                          : Algorithm::radix;
 }
 
 void require_valid(const char* function, std::size_t n, std::size_t k) {
@@ -253,7 +256,7 @@ void kth_smallest_batched(const T* d_matrix, std::size_t rows, std::size_t cols,
                                 std::to_string(ld) + " is smaller than rows = " +
                                 std::to_string(rows));
   if (cols == 0) return;
-  if (algorithm == Algorithm::automatic) algorithm = automatic_batched(rows);
+  if (algorithm == Algorithm::automatic) algorithm = automatic_batched(rows, cols);
   switch (algorithm) {
     case Algorithm::sort:
       detail::batched_sort_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
