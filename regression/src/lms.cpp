@@ -125,8 +125,9 @@ FitResult fit_lms_on(const ModelData& data, const RowReductions& all, const LmsO
   }
   Eigen::MatrixXd finalists = keep.columns();
   std::vector<double> finalist_objectives = keep.objectives();
-  const detail::AfterSearch after(parts, *engine, all);
-  detail::refine_lms(data, after.reductions(), h, kMaxChebyshevSteps, concentrate, finalists, finalist_objectives);
+  // LMS keeps the host's reductions (or the ranks' collectives): its refinement calls them from
+  // many threads at once, and the device reductions' LMS calls have not run on a GPU yet.
+  detail::refine_lms(data, all, h, kMaxChebyshevSteps, concentrate, finalists, finalist_objectives);
   const auto winner = std::min_element(finalist_objectives.begin(), finalist_objectives.end()) - finalist_objectives.begin();
   const Eigen::VectorXd best = finalists.col(winner);
   result.timings.csteps_s = watch.lap();
@@ -135,7 +136,7 @@ FitResult fit_lms_on(const ModelData& data, const RowReductions& all, const LmsO
   result.backend = engine->backend_name();
   result.selection = engine->selection_name();
   result.precision = options.precision;
-  detail::finish_lms(data, after.reductions(), best, h, result);
+  detail::finish_lms(data, all, best, h, result);
   detail::to_original_scale(data, result.coefficients);
   detail::to_original_scale(data, result.raw_coefficients);
   result.timings.finish_s = watch.lap();

@@ -2,8 +2,8 @@
 // RowReductions on every selection distribution without infinities (ties, sorted, subnormal,
 // huge values) and signed zeros, n from 1 to 2^20 across kDeviceReductionsMinRows, h from 1 to
 // n: row lists, order statistics and window scans equal, trimmed sums to rounding. Then
-// fit_lts / fit_lms / fit_mcd on the CUDA backend (whose finish and whole-data passes use it)
-// against the CPU backend. Skips without a device.
+// fit_lts / fit_mcd on the CUDA backend (whose finish and whole-data passes use it), and fit_lms
+// (which keeps the host's), against the CPU backend. Skips without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>

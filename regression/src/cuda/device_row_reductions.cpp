@@ -30,6 +30,7 @@ struct DeviceRowReductions::State {
   PinnedArray<std::int64_t> host_count;
   PinnedArray<SumBelow> host_below;
   std::size_t device_calls = 0, fallbacks = 0;
+  std::mutex turn;  // one call at a time on the stream and buffers (callers may be several threads)
 
   ~State() {
     if (stream) cudaStreamDestroy(stream);
@@ -132,6 +133,7 @@ auto DeviceRowReductions::on_device(std::size_t n, Device&& device, Host&& host)
   // Row numbers are int32 on the device.
   if (!state_ || n < kDeviceReductionsMinRows || n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     return host();
+  const std::lock_guard lock(state_->turn);
   try {
     auto answer = device(*state_);
     ++state_->device_calls;

@@ -7,7 +7,9 @@
 // in another order), trimmed_sum to rounding (a CUB reduction: another summation order).
 // Inputs below kDeviceReductionsMinRows rows stay on the host (a transfer and a launch cost more
 // than the host's pass), and so does any call that fails on the device (out of memory, no
-// device): the base class answers it, so a fit is never lost. Calls are made by one thread.
+// device): the base class answers it, so a fit is never lost. Calls from several threads take
+// turns on the device (one stream, one set of buffers); LMS's refinement, which calls from many
+// threads at once, keeps the host's reductions.
 #include <cstddef>
 #include <memory>
 
