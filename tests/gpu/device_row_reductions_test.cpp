@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpu_skip.hpp"
+#include "mcd_compare.hpp"
 #include "regression/src/cuda/device_row_reductions.hpp"
 #include "regression/src/engine_factory.hpp"
 #include "regression/src/row_reductions.hpp"
@@ -241,18 +242,7 @@ TEST(DeviceRowReductionsFits, LmsSameAsTheCpu) {
   expect_same_fit(cpu, regression::fit_lms(s.X, s.y, options));
 }
 
-void expect_same_mcd(const regression::McdResult& cpu, const regression::McdResult& gpu) {
-  EXPECT_EQ(gpu.exact_fit, cpu.exact_fit);
-  EXPECT_EQ(gpu.best_subset, cpu.best_subset);
-  EXPECT_EQ(gpu.flagged, cpu.flagged);
-  EXPECT_NEAR(gpu.log_det, cpu.log_det, 1e-9 * std::max(1.0, std::abs(cpu.log_det)));
-  EXPECT_LT((gpu.center - cpu.center).cwiseAbs().maxCoeff(), 1e-9 * (1 + cpu.center.cwiseAbs().maxCoeff()));
-  EXPECT_LT((gpu.covariance - cpu.covariance).cwiseAbs().maxCoeff(), 1e-9 * (1 + cpu.covariance.cwiseAbs().maxCoeff()));
-  ASSERT_EQ(gpu.distances.size(), cpu.distances.size());
-  if (cpu.distances.size() > 0) {
-    EXPECT_LT((gpu.distances - cpu.distances).cwiseAbs().maxCoeff(), 1e-8 * (1 + cpu.distances.maxCoeff()));
-  }
-}
+using robustfit::testing::expect_same_mcd;
 
 // Multivariate (medians, MADs, the final h-subset over the device) and univariate (p = 1: the
 // window scan, its rows and the trimmed sum of the criterion over the device).

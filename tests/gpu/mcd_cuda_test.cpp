@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpu_skip.hpp"
+#include "mcd_compare.hpp"
 #include "regression/src/cpu_engine.hpp"
 #include "regression/src/cuda/cuda_engine.hpp"
 #include "regression/src/design_matrix.hpp"
@@ -32,18 +33,7 @@ Eigen::MatrixXd normal_rows(std::size_t n, std::size_t p, std::size_t shifted, d
   return X;
 }
 
-void expect_same_mcd(const regression::McdResult& cpu, const regression::McdResult& gpu) {
-  EXPECT_EQ(gpu.exact_fit, cpu.exact_fit);
-  EXPECT_EQ(gpu.best_subset, cpu.best_subset);
-  EXPECT_EQ(gpu.flagged, cpu.flagged);
-  EXPECT_NEAR(gpu.log_det, cpu.log_det, 1e-9 * std::max(1.0, std::abs(cpu.log_det)));
-  EXPECT_LT((gpu.center - cpu.center).cwiseAbs().maxCoeff(), 1e-9 * (1 + cpu.center.cwiseAbs().maxCoeff()));
-  EXPECT_LT((gpu.covariance - cpu.covariance).cwiseAbs().maxCoeff(), 1e-9 * (1 + cpu.covariance.cwiseAbs().maxCoeff()));
-  ASSERT_EQ(gpu.distances.size(), cpu.distances.size());
-  if (cpu.distances.size() > 0) {
-    EXPECT_LT((gpu.distances - cpu.distances).cwiseAbs().maxCoeff(), 1e-8 * (1 + cpu.distances.maxCoeff()));
-  }
-}
+using robustfit::testing::expect_same_mcd;
 
 TEST(CudaMcdEngine, CStepMatchesTheCpuEngine) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();

@@ -16,15 +16,24 @@ using robustfit::regression::detail::squared_residuals_of;
 using robustfit::regression::detail::squares_of;
 using robustfit::regression::detail::sum_over_row_chunks;
 
-TEST(AllRows, FitOfIsEigensProductRowForRow) {
-  const Eigen::Index n = 150001, p = 7;
-  std::mt19937_64 rng(3);
+// Standard normal X (n x p), y and beta from `seed`.
+struct Problem {
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y, beta;
+};
+
+Problem random_problem(Eigen::Index n, Eigen::Index p, unsigned seed) {
+  std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
-  Eigen::MatrixXd X(n, p);
-  Eigen::VectorXd y(n), beta(p);
-  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = normal(rng);
-  for (Eigen::Index i = 0; i < n; ++i) y(i) = normal(rng);
-  for (Eigen::Index j = 0; j < p; ++j) beta(j) = normal(rng);
+  Problem q{Eigen::MatrixXd(n, p), Eigen::VectorXd(n), Eigen::VectorXd(p)};
+  for (Eigen::Index i = 0; i < q.X.size(); ++i) q.X.data()[i] = normal(rng);
+  for (Eigen::Index i = 0; i < n; ++i) q.y(i) = normal(rng);
+  for (Eigen::Index j = 0; j < p; ++j) q.beta(j) = normal(rng);
+  return q;
+}
+
+TEST(AllRows, FitOfIsEigensProductRowForRow) {
+  const auto [X, y, beta] = random_problem(150001, 7, 3);
   const auto fit = fit_of(X, y, beta);
   const Eigen::VectorXd fitted = X * beta;
   EXPECT_EQ(fit.fitted, fitted);
@@ -32,14 +41,7 @@ TEST(AllRows, FitOfIsEigensProductRowForRow) {
 }
 
 TEST(AllRows, SquaredResidualsAreTheSquaresOfTheResiduals) {
-  const Eigen::Index n = 150001, p = 5;
-  std::mt19937_64 rng(4);
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd X(n, p);
-  Eigen::VectorXd y(n), beta(p);
-  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = normal(rng);
-  for (Eigen::Index i = 0; i < n; ++i) y(i) = normal(rng);
-  for (Eigen::Index j = 0; j < p; ++j) beta(j) = normal(rng);
+  const auto [X, y, beta] = random_problem(150001, 5, 4);
   EXPECT_EQ(squared_residuals_of(X, y, beta), Eigen::VectorXd((y - X * beta).array().square()));
   EXPECT_EQ(squared_residuals_of(X, y, beta), squares_of(residuals_of(X, y, beta)));
 }
