@@ -9,8 +9,8 @@
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
 //   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
 //   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
-//   (bracket, Floyd–Rivest finished on the device, replaces both from kBracketAutoMinSize once
-//   kAutoUsesBracket is switched on after its H200 measurements)
+//   (bracket, Floyd–Rivest finished on the device, would replace both from kBracketAutoMinSize
+//   with kAutoUsesBracket on: measured, not faster enough, off)
 //   many ranks                       -> up to kLoopRanks ranks: radix once per rank;
 //                                       n >= kSampledMultiMinSize and at most
 //                                       kSampledMultiMaxRanks ranks: sampled multiselection;
@@ -43,8 +43,9 @@ namespace robustfit::selection::cuda {
 namespace {
 
 constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // below: radix (H200: radix faster at 2^24)
-// Issue 11: bracket selection for one rank from this size on, once measured on the H200 (off: auto
-// stays as measured for issue 3).
+// Issue 11: bracket selection for one rank from this size on. Off: on the H200 (2026-11-23,
+// bench/results/SELECTION.md) it lost to radix from 2^20 to 2^24 and was within a few per cent of
+// Floyd–Rivest at 2^26-2^28 (float 0.447 vs 0.472 ms at 2^28, double 0.859 vs 0.851).
 constexpr bool kAutoUsesBracket = false;
 constexpr std::size_t kBracketAutoMinSize = std::size_t{1} << 20;
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
