@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "robustfit/common/parallel.hpp"
@@ -31,6 +32,36 @@ TEST(ParallelFor, RethrowsAWorkersException) {
                  if (i == 37) throw std::runtime_error("index 37");
                }),
                std::runtime_error);
+}
+
+// The loops run on a pool kept for the process: loops inside loops, and loops started from
+// several threads at once, find it busy and start threads of their own. Every index still runs
+// once, each worker number at most once at a time, and nothing waits forever.
+TEST(ParallelFor, NestedAndConcurrentLoopsVisitEveryIndexOnce) {
+  constexpr std::size_t kOuter = 16, kInner = 300;
+  const auto nested = [&] {
+    std::vector<std::atomic<int>> visits(kOuter * kInner);
+    common::parallel_for(kOuter, [&](unsigned, std::size_t i) {
+      common::parallel_for(kInner, [&](unsigned, std::size_t j) { ++visits[i * kInner + j]; });
+    });
+    for (std::size_t i = 0; i < visits.size(); ++i) EXPECT_EQ(visits[i], 1) << i;
+  };
+  nested();
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) callers.emplace_back([&] {
+    for (int round = 0; round < 20; ++round) nested();
+  });
+  for (auto& t : callers) t.join();
+  // A worker number is never held by two threads at once (callers keep scratch per worker).
+  const unsigned workers = common::worker_count(1000);
+  std::vector<std::atomic<int>> busy(workers);
+  std::atomic<bool> shared{false};
+  for (int round = 0; round < 200; ++round)
+    common::parallel_for(1000, [&](unsigned w, std::size_t) {
+      if (++busy[w] != 1) shared = true;
+      --busy[w];
+    });
+  EXPECT_FALSE(shared);
 }
 
 TEST(RowChunks, TileTheRowsOnAlignedBoundaries) {
