@@ -13,7 +13,7 @@
 namespace robustfit::regression::detail {
 
 DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local,
-                                     bool gpu)
+                                     bool gpu, std::size_t max_batch)
     : comm_(comm), X_(std::move(X_local)), y_(std::move(y_local)) {
   const std::uint64_t mine = static_cast<std::uint64_t>(X_.rows());
   const std::vector<std::uint64_t> sizes = comm_.all_gather(std::span<const std::uint64_t>(&mine, 1));
@@ -28,7 +28,7 @@ DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::Mat
   passes_ = comm_.agree([&] { return gpu ? make_cuda_local_passes(X_, y_) : make_cpu_local_passes(X_, y_); });
   // Thresholds of several candidates share DIBMS's collectives; every rank runs the same
   // batches: the smallest of the ranks' limits (on the CPU about 2^24 keys of the largest shard).
-  std::uint64_t batch = passes_->batch_limit();
+  std::uint64_t batch = std::min(passes_->batch_limit(), max_batch > 0 ? max_batch : passes_->batch_limit());
   comm_.all_reduce_min(std::span<std::uint64_t>(&batch, 1));
   batch_ = std::max<std::size_t>(1, batch);
   // Each candidate's bucket counts cross the network every DIBMS iteration: below 8192 rows, 2 n

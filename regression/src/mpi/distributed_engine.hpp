@@ -38,8 +38,9 @@ class DistributedEngine final : public Engine {
  public:
   // X_local, y_local: this rank's rows (X with its intercept column, as ModelData's X); the LTS
   // passes on this rank's CPU, or with gpu on its current CUDA device (a rank may differ from
-  // another). Collective.
-  DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local, bool gpu = false);
+  // another). max_batch > 0 bounds the candidates per batch (tests). Collective.
+  DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local, bool gpu = false,
+                    std::size_t max_batch = 0);
 
   // "mpi+cpu" | "mpi+cuda": this rank's passes.
   std::string backend_name() const override { return "mpi+" + passes_->backend_name(); }
