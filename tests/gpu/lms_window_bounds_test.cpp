@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -179,6 +180,7 @@ void check_elemental_candidates() {
   for (const std::size_t needed : {std::size_t{1}, std::size_t{10}, std::size_t{200}}) {
     SCOPED_TRACE("needed " + std::to_string(needed));
     const std::size_t skipped = check_needed_against_all(engine, problem.candidates, h, needed);
+    std::cout << "needed " << needed << ": " << skipped << " of " << problem.candidates.cols() << " skipped\n";
     if (needed <= 10)
       EXPECT_GT(skipped, problem.candidates.cols() / 2) << "random elemental fits at 40 % contamination: most are far";
     else
@@ -196,6 +198,24 @@ TEST(LmsWindowBounds, SkippedCandidatesLeaveTheBestUnchangedInDouble) {
 TEST(LmsWindowBounds, SkippedCandidatesLeaveTheBestUnchangedInFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   check_elemental_candidates<float>();
+}
+
+// The benchmark's shape (bench_lts --n 1e6 --p 10 --method lms --subsets 3000): several
+// batches of candidates per call; prints how many were skipped.
+TEST(LmsWindowBounds, AtAMillionRowsTheBestAreUnchanged) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const Problem problem = elemental_problem(1000000, 9, 0.2, 3000, 2011);
+  const std::size_t h = (problem.data.n() + 1) / 2;
+  {
+    cuda::CudaEngine<double> engine(problem.data, selection::Algorithm::automatic);
+    const std::size_t skipped = check_needed_against_all(engine, problem.candidates, h, 10);
+    std::cout << "double: " << skipped << " of " << problem.candidates.cols() << " candidates skipped\n";
+    EXPECT_GT(skipped, problem.candidates.cols() / 2);
+  }
+  cuda::CudaEngine<float> engine(problem.data, selection::Algorithm::automatic);
+  const std::size_t skipped = check_needed_against_all(engine, problem.candidates, h, 10);
+  std::cout << "float: " << skipped << " of " << problem.candidates.cols() << " candidates skipped\n";
+  EXPECT_GT(skipped, problem.candidates.cols() / 2);
 }
 
 TEST(LmsWindowBounds, NothingSkippedWhenAllCandidatesAreClose) {
