@@ -111,8 +111,10 @@ void write_residuals_in_turn(distributed::Communicator& comm, const std::string&
 
 int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, regression::Method method,
                         regression::Precision precision, Stage stage) {
-  if (a.backend != "auto" && a.backend != "cpu")
-    throw UsageError("--backend " + a.backend + ": under mpirun each rank computes on the CPU for now (auto or cpu)");
+  if (a.backend != "auto" && a.backend != "cpu" && a.backend != "cuda")
+    throw UsageError("--backend " + a.backend + ": under mpirun the backends are auto, cpu and cuda");
+  if (a.backend == "cuda" && method == regression::Method::lms)
+    throw UsageError("--backend cuda: under mpirun LMS runs on the ranks' CPUs (auto or cpu); LTS runs on their GPUs");
   if (a.selection != "auto")
     throw UsageError("--selection " + a.selection + ": under mpirun the order statistics are found by DIBMS (auto)");
   if (precision != regression::Precision::double_precision)
@@ -122,6 +124,11 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   const OutputFormat format = parse_output_format(a.output);
   if (stage == Stage::parse) return kExitOk;
 
+  // LTS's passes over each rank's rows on its GPU (one per rank: the local rank's), with cuda on
+  // every rank (a rank without one exits 2, the ranks agreeing), with auto where every rank has
+  // one and the data are large enough (fit_lts_distributed decides). LS runs on the CPUs whatever
+  // the backend, as in one process.
+  if (method == regression::Method::lts) use_local_gpu(comm, a.backend);
   const DesignPart part = read_design_part(comm, a);
   const data::Design& design = part.design;
   const std::string source = a.shard_file_list.empty() ? a.data_file : a.shard_files;
@@ -142,6 +149,7 @@ int run_fit_distributed(distributed::Communicator& comm, const FitArguments& a, 
   if (a.subsets) o.subsets = *a.subsets;
   o.seed = a.seed;
   o.mcd = !a.no_mcd;
+  o.backend = regression::parse_backend(a.backend);  // the same on every rank
   // The fit's own errors (h out of range, a rank-deficient reweighted design) are decided alike
   // on every rank; running out of memory on one rank is not: that rank says so and ends the job,
   // as the others would wait for it in a collective.

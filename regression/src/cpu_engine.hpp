@@ -45,8 +45,8 @@ class CpuEngine final : public Engine {
   // back to QR on its rows when that is not safely positive definite. nullopt when rank deficient.
   std::optional<Eigen::VectorXd> refit(std::span<const double> squares, const HSubset& subset, std::size_t h) const;
   // Calls body(candidate, its n squared residuals, all_threads, scratch) for every column of
-  // betas: candidates in parallel when there are at least as many as threads (on large data
-  // with their residuals kGroup at a time), else one after the other, each on all threads.
+  // betas: candidates in parallel (on large data with their residuals kGroup at a time) unless
+  // one candidate's row chunks keep more threads busy, then one after the other on all threads.
   // The numbers are the same on every path.
   template <class Body>
   void for_candidates(const Eigen::MatrixXd& betas, Body&& body);

@@ -119,6 +119,26 @@ if [ "${ROBUSTFIT_MPI_LARGE:-0}" = 1 ]; then
   fit_same n100000 "$dir/l.csv" -y y --subsets 50 -- "$dir/l.csv" -y y --subsets 50
 fi
 
+# fit --backend cuda: LTS's passes on each rank's GPU where the host has GPUs (the JSON of one
+# process on the CPU, the backend mpi+cuda), else exit 2 with the reason said once; LMS refuses it.
+if "$rf" select "$dir/g.csv" --column y --median --backend cuda >/dev/null 2>&1; then
+  fit_same hbk-cuda "$datasets/hbk.csv" -y Y --subsets 500 --seed 3 --backend cpu -- "$datasets/hbk.csv" -y Y --subsets 500 --seed 3 --backend cuda
+  grep -q '"backend": "mpi+cuda"' "$dir/fit_many.json" || fail "fit --backend cuda: not on the GPUs"
+  fit_same n25000-cuda "$dir/f.csv" -y y --subsets 50 --backend cpu -- "$dir/f.csv" -y y --subsets 50 --backend cuda
+  mpi fit "$datasets/stackloss.csv" -y stack.loss --subsets 200 --backend cuda -q >"$dir/t_gpu.txt" || fail "fit table on GPUs"
+  grep -q "backend mpi+cuda, $ranks ranks" "$dir/t_gpu.txt" || fail "fit table on GPUs: header"
+else
+  mpi fit "$datasets/hbk.csv" -y Y --backend cuda >/dev/null 2>"$dir/err_fit_gpu.txt"
+  code=$?
+  [ $code = 2 ] || fail "fit --backend cuda without a GPU: exit $code"
+  [ "$(grep -c 'robust-fit: error: --backend cuda: ' "$dir/err_fit_gpu.txt")" = 1 ] ||
+    fail "fit --backend cuda without a GPU: $(cat "$dir/err_fit_gpu.txt")"
+fi
+mpi fit "$datasets/hbk.csv" -y Y --method lms --backend cuda >/dev/null 2>"$dir/err_lms_gpu.txt"
+[ $? = 2 ] || fail "fit --method lms --backend cuda: exit code"
+[ "$(grep -c 'robust-fit: error: --backend cuda: under mpirun LMS runs on the ranks' "$dir/err_lms_gpu.txt")" = 1 ] ||
+  fail "fit --method lms --backend cuda: $(cat "$dir/err_lms_gpu.txt")"
+
 # The table: printed once, as one process prints it (the outlier map too) but for the header's
 # ranks and bytes.
 "$rf" fit "$datasets/stackloss.csv" -y stack.loss -q >"$dir/t_one.txt"

@@ -13,6 +13,7 @@
 #include "robustfit/common/random.hpp"
 #include "robustfit/distributed/communicator.hpp"
 #include "contaminated.hpp"
+#include "engine_passes.hpp"
 #include "shards.hpp"
 
 namespace rd = robustfit::distributed;
@@ -69,5 +70,12 @@ TEST(DistributedLtsSearch, NestedSearchEqualsOneProcess) {
 // Larger data: the final stage runs on the distributed engine (10^5 rows take ~10 s on the 2-core CI
 // machine, most of it the one-process reference on every rank, so CI uses 2 10^4).
 TEST(DistributedLtsSearch, TwentyThousandRowsEqualOneProcess) { expect_same_search(20000, "one_then_empty", 50); }
+
+// The engine's passes one batch of candidates at a time (1 and 4 of 9 candidates per batch) and
+// all at once, h cutting through tied squares, every split.
+TEST(DistributedEngine, LtsPassesEqualCpuEngineThroughTies) {
+  for (const char* split : rt::kSplits)
+    for (const std::size_t batch : {1, 4, 0}) rt::expect_passes_equal_cpu_engine(false, 200, split, batch);
+}
 
 }  // namespace

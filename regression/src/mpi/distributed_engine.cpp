@@ -12,18 +12,25 @@
 
 namespace robustfit::regression::detail {
 
-DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local)
+DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local,
+                                     bool gpu, std::size_t max_batch)
     : comm_(comm), X_(std::move(X_local)), y_(std::move(y_local)) {
   const std::uint64_t mine = static_cast<std::uint64_t>(X_.rows());
   const std::vector<std::uint64_t> sizes = comm_.all_gather(std::span<const std::uint64_t>(&mine, 1));
   first_row_.assign(1, 0);
   for (std::uint64_t size : sizes) first_row_.push_back(first_row_.back() + size);
   n_ = first_row_.back();
-  // Thresholds of several candidates share DIBMS's collectives; the batch keeps the largest
-  // shard's keys of one batch near 2^24 (the same on every rank).
+  // The host's own batches (FAST-MCD's distances, LMS windows): about 2^24 keys of the largest shard.
   std::size_t largest = 1;
   for (std::uint64_t size : sizes) largest = std::max<std::size_t>(largest, size);
-  batch_ = std::max<std::size_t>(1, (std::size_t{1} << 24) / largest);
+  host_batch_ = std::max<std::size_t>(1, (std::size_t{1} << 24) / largest);
+  // A rank that cannot use its GPU (no memory for X) fails here; the others stop with it.
+  passes_ = comm_.agree([&] { return gpu ? make_cuda_local_passes(X_, y_) : make_cpu_local_passes(X_, y_); });
+  // Thresholds of several candidates share DIBMS's collectives; every rank runs the same
+  // batches: the smallest of the ranks' limits (on the CPU about 2^24 keys of the largest shard).
+  std::uint64_t batch = std::min(passes_->batch_limit(), max_batch > 0 ? max_batch : passes_->batch_limit());
+  comm_.all_reduce_min(std::span<std::uint64_t>(&batch, 1));
+  batch_ = std::max<std::size_t>(1, batch);
   // Each candidate's bucket counts cross the network every DIBMS iteration: below 8192 rows, 2 n
   // buckets (at least 64) answer as exactly in as few iterations for far fewer bytes.
   dibms_.buckets = std::clamp<std::uint64_t>(std::bit_ceil(std::uint64_t{2} * n_), 64, dibms_.buckets);
@@ -59,19 +66,40 @@ void DistributedEngine::fetch_rows(std::span<const std::size_t> rows, Eigen::Mat
   }
 }
 
-std::vector<double> DistributedEngine::thresholds(const Eigen::MatrixXd& betas, std::size_t h,
-                                                  std::vector<Eigen::VectorXd>& squares) const {
+template <class Each>
+void DistributedEngine::for_each_batch(const Eigen::MatrixXd& betas, std::size_t h, Each&& each) {
   const auto m = static_cast<std::size_t>(betas.cols());
-  squares.resize(m);
-  for (std::size_t j = 0; j < m; ++j) squares[j] = (y_ - X_ * betas.col(static_cast<Eigen::Index>(j))).array().square();
-  return hth_smallest(squares, h);
+  for (std::size_t first = 0; first < m; first += batch_) {
+    const std::size_t count = std::min(batch_, m - first);
+    // A NaN (an overflow on this rank's rows) fails the shard here only: agreed, so that no
+    // rank waits in DIBMS's collectives for one that left.
+    const std::vector<std::unique_ptr<distributed::LocalShard>> owned = comm_.agree(
+        [&] { return passes_->squares(betas.middleCols(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(count))); });
+    std::vector<distributed::LocalShard*> shards;
+    for (const auto& shard : owned) shards.push_back(shard.get());
+    const std::vector<std::vector<std::uint64_t>> ks(count, std::vector<std::uint64_t>{h - 1});
+    std::vector<double> t;
+    for (const std::vector<double>& kth : distributed::dibms_select_batched(comm_, shards, ks, dibms_)) t.push_back(kth[0]);
+    each(first, t);
+  }
 }
+
+namespace {
+
+// Ties a candidate takes on this rank: of the needed = h - below (over all ranks) tied rows,
+// those not taken by the ranks before (global row order, as one process breaks ties).
+std::uint64_t ties_to_take(std::size_t h, std::uint64_t below_all, std::uint64_t ties_before, std::uint64_t ties) {
+  const std::uint64_t needed = h - below_all;
+  return needed > ties_before ? std::min(needed - ties_before, ties) : 0;
+}
+
+}  // namespace
 
 std::vector<double> DistributedEngine::hth_smallest(const std::vector<Eigen::VectorXd>& values, std::size_t h) const {
   const std::size_t m = values.size();
   std::vector<double> out;
-  for (std::size_t first = 0; first < m; first += batch_) {
-    const std::size_t last = std::min(m, first + batch_);
+  for (std::size_t first = 0; first < m; first += host_batch_) {
+    const std::size_t last = std::min(m, first + host_batch_);
     // A NaN (an overflow on this rank's rows) fails the shard here only: agreed, so that no
     // rank waits in DIBMS's collectives for one that left.
     std::vector<std::unique_ptr<distributed::LocalShard>> owned = comm_.agree([&] {
@@ -102,8 +130,7 @@ std::vector<std::vector<Eigen::Index>> DistributedEngine::h_subsets(const std::v
   comm_.all_reduce_sum(below);
   std::vector<std::vector<Eigen::Index>> rows(m);
   for (std::size_t j = 0; j < m; ++j) {
-    const std::uint64_t needed = h - below[j];  // ties to take, over all ranks
-    std::uint64_t take = needed > ties_before[j] ? std::min(needed - ties_before[j], ties[j]) : 0;
+    std::uint64_t take = ties_to_take(h, below[j], ties_before[j], ties[j]);
     for (Eigen::Index i = 0; i < values[j].size(); ++i) {
       const double v = values[j](i);
       if (v < thresholds[j] || (v == thresholds[j] && take > 0 && take--)) rows[j].push_back(i);
@@ -136,57 +163,60 @@ void DistributedEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t
   // sum_{r^2 < t} r^2 + (h - #{r^2 < t}) t, with t the h-th smallest square: the sums and
   // counts of all candidates in one all-reduce.
   const auto m = static_cast<std::size_t>(betas.cols());
-  std::vector<double> sums(2 * m, 0.0);
-  std::vector<Eigen::VectorXd> squares;
-  const std::vector<double> t = thresholds(betas, h, squares);
-  for (std::size_t j = 0; j < m; ++j) {
-    for (double s : squares[j]) {
-      if (s < t[j]) sums[2 * j] += s, sums[2 * j + 1] += 1;
+  std::vector<double> sums(2 * m, 0.0), t(m);
+  for_each_batch(betas, h, [&](std::size_t first, const std::vector<double>& thresholds) {
+    const std::vector<BelowThreshold> below = passes_->below(thresholds);
+    for (std::size_t c = 0; c < thresholds.size(); ++c) {
+      t[first + c] = thresholds[c];
+      sums[2 * (first + c)] = below[c].sum;
+      sums[2 * (first + c) + 1] = static_cast<double>(below[c].below);
     }
-  }
+  });
   comm_.all_reduce_sum(sums);
   for (std::size_t j = 0; j < m; ++j) out[j] = sums[2 * j] + (static_cast<double>(h) - sums[2 * j + 1]) * t[j];
 }
 
 void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
-  const auto m = static_cast<std::size_t>(betas.cols());
   const Eigen::Index p = X_.cols(), q = p + 1;
-  std::vector<std::vector<std::size_t>> chosen(m);
-  std::vector<Eigen::VectorXd> squares;
-  const std::vector<double> t = thresholds(betas, h, squares);
-  const std::vector<std::vector<Eigen::Index>> subsets = h_subsets(squares, t, h);
-  // The h-subset's augmented Gram matrices and trimmed sums, all candidates in one all-reduce.
-  std::vector<double> reduced(m * static_cast<std::size_t>(q * q + 1), 0.0);
-  for (std::size_t j = 0; j < m; ++j) {
-    const std::vector<Eigen::Index>& rows = subsets[j];
-    Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), q);
-    double trimmed = 0;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      A.row(static_cast<Eigen::Index>(r)) << X_.row(rows[r]), y_(rows[r]);
-      trimmed += squares[j](rows[r]);
-      chosen[j].push_back(static_cast<std::size_t>(rows[r]) + first_row_[static_cast<std::size_t>(comm_.rank())]);
+  const auto stride = static_cast<std::size_t>(q * q + 1);
+  for_each_batch(betas, h, [&](std::size_t first, const std::vector<double>& t) {
+    const std::size_t count = t.size();
+    // The h-subset: the squares below t, then the ties in global row order (an exclusive sum
+    // of the ranks' tie counts) until h over all ranks.
+    const std::vector<BelowThreshold> below = passes_->below(t);
+    std::vector<std::uint64_t> below_all(count), ties_before(count), take(count);
+    for (std::size_t c = 0; c < count; ++c) below_all[c] = below[c].below, ties_before[c] = below[c].ties;
+    comm_.exclusive_sum(ties_before);
+    comm_.all_reduce_sum(below_all);
+    for (std::size_t c = 0; c < count; ++c) take[c] = ties_to_take(h, below_all[c], ties_before[c], below[c].ties);
+    // Its augmented Gram matrices and trimmed sums, the batch's candidates in one all-reduce.
+    Eigen::MatrixXd grams;
+    passes_->subset_grams(t, take, grams);
+    std::vector<double> reduced(count * stride, 0.0);
+    for (std::size_t c = 0; c < count; ++c) {
+      std::copy_n(grams.col(static_cast<Eigen::Index>(c)).data(), q * q, &reduced[c * stride]);
+      reduced[c * stride + static_cast<std::size_t>(q * q)] = below[c].sum + static_cast<double>(take[c]) * t[c];
     }
-    Eigen::Map<Eigen::MatrixXd> gram(&reduced[j * static_cast<std::size_t>(q * q + 1)], q, q);
-    gram.noalias() = A.transpose() * A;
-    reduced[j * static_cast<std::size_t>(q * q + 1) + static_cast<std::size_t>(q * q)] = trimmed;
-  }
-  comm_.all_reduce_sum(reduced);
-  for (std::size_t j = 0; j < m; ++j) {
-    const Eigen::Map<const Eigen::MatrixXd> gram(&reduced[j * static_cast<std::size_t>(q * q + 1)], q, q);
-    objective_before[j] = reduced[j * static_cast<std::size_t>(q * q + 1) + static_cast<std::size_t>(q * q)];
-    std::optional<Eigen::VectorXd> beta = solve_normal_equations(gram.topLeftCorner(p, p), gram.col(p).head(p));
-    if (!beta) {  // the same decision on every rank: QR on the h rows, fetched from their owners
-      std::vector<std::uint64_t> mine(chosen[j].begin(), chosen[j].end());
-      const std::vector<std::uint64_t> all = comm_.all_gather(mine);
-      const std::vector<std::size_t> rows(all.begin(), all.end());
-      Eigen::MatrixXd X;
-      Eigen::VectorXd y;
-      fetch_rows(rows, X, y);
-      std::vector<std::size_t> every;
-      beta = ls_on_rows(X, y, every);
+    comm_.all_reduce_sum(reduced);
+    for (std::size_t c = 0; c < count; ++c) {
+      const Eigen::Map<const Eigen::MatrixXd> gram(&reduced[c * stride], q, q);
+      objective_before[first + c] = reduced[c * stride + static_cast<std::size_t>(q * q)];
+      std::optional<Eigen::VectorXd> beta = solve_normal_equations(gram.topLeftCorner(p, p), gram.col(p).head(p));
+      if (!beta) {  // the same decision on every rank: QR on the h rows, fetched from their owners
+        std::vector<std::uint64_t> mine;
+        for (std::size_t row : passes_->subset_rows(c, t[c], below[c].below, take[c]))
+          mine.push_back(row + first_row_[static_cast<std::size_t>(comm_.rank())]);
+        const std::vector<std::uint64_t> all = comm_.all_gather(mine);
+        const std::vector<std::size_t> rows(all.begin(), all.end());
+        Eigen::MatrixXd X;
+        Eigen::VectorXd y;
+        fetch_rows(rows, X, y);
+        std::vector<std::size_t> every;
+        beta = ls_on_rows(X, y, every);
+      }
+      if (beta) betas.col(static_cast<Eigen::Index>(first + c)) = *beta;
     }
-    if (beta) betas.col(static_cast<Eigen::Index>(j)) = *beta;
-  }
+  });
 }
 
 std::unique_ptr<Engine> DistributedEngine::restrict_to(std::span<const std::size_t> rows) const {
@@ -200,16 +230,14 @@ void DistributedEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bo
                                        std::span<double> out, std::size_t /*needed: every objective exact*/) {
   const auto m = static_cast<std::size_t>(betas.cols());
   if (!adjust_intercept) {  // the h-th smallest square, by batched DIBMS
-    std::vector<Eigen::VectorXd> squares;
-    const std::vector<double> t = thresholds(betas, h, squares);
-    std::copy(t.begin(), t.end(), out.begin());
+    for_each_batch(betas, h, [&](std::size_t first, const std::vector<double>& t) { std::copy(t.begin(), t.end(), out.begin() + static_cast<std::ptrdiff_t>(first)); });
     return;
   }
   // The residuals without the intercept; the best intercept is the center of their shortest
   // window of h (distributed_window.hpp), a batch of candidates per sample sort.
   const Eigen::Index p = X_.cols();
-  for (std::size_t first = 0; first < m; first += batch_) {
-    const std::size_t last = std::min(m, first + batch_);
+  for (std::size_t first = 0; first < m; first += host_batch_) {
+    const std::size_t last = std::min(m, first + host_batch_);
     std::vector<Eigen::VectorXd> residuals(last - first);
     for (std::size_t j = first; j < last; ++j)
       residuals[j - first].noalias() = y_ - X_.rightCols(p - 1) * betas.col(static_cast<Eigen::Index>(j)).tail(p - 1);

@@ -2,28 +2,33 @@
 // The distributed regression engine: rows spread over the ranks of a communicator (rank r owns
 // a contiguous block of rows, in rank order), the same Engine calls as one process, so the
 // FAST-LTS search runs unchanged on it (lts_search). Every rank calls every method with the
-// same arguments (the drivers draw the same subsets from the same seed on every rank).
+// same arguments (the drivers draw the same subsets from the same seed on every rank). The
+// passes over this rank's rows for LTS (squares, counts below a threshold, h-subset Gram
+// matrices) run on the rank's CPU or GPU (local_passes.hpp), in batches of candidates.
 //   solve_elemental  the subsets' rows are fetched from their owners (one all-gather), then
 //                    solved as the CPU engine solves them: the same coefficients as one process;
-//   lts_objectives   residuals stay local; the h-th smallest square by DIBMS; the trimmed sums
-//                    are all-reduced;
+//   lts_objectives   residuals stay local (on the rank's GPU with CUDA passes); the h-th
+//                    smallest square by DIBMS over them; the trimmed sums are all-reduced;
 //   c_step           the h-subset is the squares below the DIBMS threshold plus ties in global
 //                    row order (a prefix sum of tie counts); its normal equations [X y]^T [X y]
 //                    are all-reduced and solved on every rank (QR on the gathered h rows when
 //                    they are ill-conditioned, as the CPU engine falls back);
 //   restrict_to      the subsample's rows are fetched to every rank: a CpuEngine (at most the
 //                    nested search's 1500 rows);
-//   lms_objectives   the h-th smallest square by batched DIBMS; with the intercept adjusted,
-//                    the exact shortest window of h residuals over all ranks per candidate
+//   lms_objectives   the h-th smallest square by batched DIBMS (the passes' squares); with the
+//                    intercept adjusted, on the host: the exact shortest window of h residuals
+//                    over all ranks per candidate
 //                    (distributed_window.hpp: a sample sort, 16 n / q bytes per rank and candidate);
 //   subset_grams     (FAST-MCD) the starts' rows fetched from their owners, then the CPU
 //                    engine's Gram matrices of them: bit for bit one process's;
-//   mcd_c_step       (FAST-MCD) distances stay local; the h-th smallest by batched DIBMS, ties
-//                    in global row order as c_step's; the h rows' Gram matrices all-reduced.
+//   mcd_c_step       (FAST-MCD, on the host whatever the passes) distances stay local; the h-th
+//                    smallest by batched DIBMS, ties in global row order as c_step's; the h
+//                    rows' Gram matrices all-reduced.
 #include <Eigen/Core>
 #include <memory>
 
 #include "../engine.hpp"
+#include "local_passes.hpp"
 #include "robustfit/distributed/communicator.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -31,10 +36,14 @@ namespace robustfit::regression::detail {
 
 class DistributedEngine final : public Engine {
  public:
-  // X_local, y_local: this rank's rows (X with its intercept column, as ModelData's X). Collective.
-  DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local);
+  // X_local, y_local: this rank's rows (X with its intercept column, as ModelData's X); the LTS
+  // passes on this rank's CPU, or with gpu on its current CUDA device (a rank may differ from
+  // another). max_batch > 0 bounds the candidates per batch (tests). Collective.
+  DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local, bool gpu = false,
+                    std::size_t max_batch = 0);
 
-  std::string backend_name() const override { return "mpi+cpu"; }
+  // "mpi+cpu" | "mpi+cuda": this rank's passes.
+  std::string backend_name() const override { return "mpi+" + passes_->backend_name(); }
   std::string selection_name() const override { return "dibms"; }
   std::size_t rows() const override { return n_; }
   std::size_t cols() const override { return static_cast<std::size_t>(X_.cols()); }
@@ -57,9 +66,11 @@ class DistributedEngine final : public Engine {
   // The rows of every subset (column) fetched from their owners, as a CPU engine whose row
   // j * subsets.rows() + r is row r of subset j; `local` receives those row numbers.
   std::unique_ptr<Engine> subsets_engine(const SubsetMatrix& subsets, SubsetMatrix& local) const;
-  // For each candidate: this rank's squared residuals r = y - X beta into squares[j] and the
-  // h-th smallest square over all ranks (DIBMS, many candidates per batch of collectives).
-  std::vector<double> thresholds(const Eigen::MatrixXd& betas, std::size_t h, std::vector<Eigen::VectorXd>& squares) const;
+  // For each batch of batch_ candidates of betas: this rank's squares (passes_->squares), their
+  // h-th smallest over all ranks (one batched DIBMS), then each(first, thresholds) while the
+  // passes hold that batch's squares.
+  template <class Each>
+  void for_each_batch(const Eigen::MatrixXd& betas, std::size_t h, Each&& each);
   // The h-th smallest of each candidate's values over all ranks (batched DIBMS).
   std::vector<double> hth_smallest(const std::vector<Eigen::VectorXd>& values, std::size_t h) const;
   // Each candidate's h-subset on this rank (local rows, ascending): the values below its
@@ -72,8 +83,10 @@ class DistributedEngine final : public Engine {
   Eigen::VectorXd y_;
   std::size_t n_ = 0;
   std::vector<std::size_t> first_row_;  // first global row of each rank, and n last
-  std::size_t batch_ = 1;                // candidates whose thresholds are selected together
+  std::size_t batch_ = 1;       // candidates of the passes whose thresholds are selected together
+  std::size_t host_batch_ = 1;  // the same for the host's values (FAST-MCD, LMS windows)
   distributed::DibmsOptions dibms_;
+  std::unique_ptr<LocalPasses> passes_;  // over X_ and y_
 };
 
 }  // namespace robustfit::regression::detail

@@ -10,6 +10,7 @@
 #include "../mcd_fit.hpp"
 #include "distributed_engine.hpp"
 #include "distributed_reductions.hpp"
+#include "robustfit/selection/gpu.hpp"
 
 namespace robustfit::regression {
 
@@ -30,13 +31,35 @@ detail::McdParts distributed_mcd_parts(distributed::Communicator& comm) {
   return parts;
 }
 
-// The search's pieces on the ranks: the DistributedEngine, and the deterministic starts from the
-// rows one process reads (all n <= 20000, else the strided subsample), fetched to every rank.
+// Rows per rank (on average) from which `automatic` puts the passes on the ranks' GPUs (below, the
+// per-candidate cost of a GPU shard outweighs its passes; a guess after one process's
+// DeviceRowReductions threshold, not measured across ranks).
+constexpr std::uint64_t kGpuPassesRowsPerRank = std::uint64_t{1} << 16;
+
+// Whether the ranks run the search's passes on their GPUs: cpu no, cuda yes (every rank must
+// have a device: said by the lowest rank without one, the others stop with PeerFailure),
+// automatic when every rank has one and the data are large enough.
+bool passes_on_gpus(distributed::Communicator& comm, Backend backend, std::uint64_t n_local) {
+  if (backend == Backend::cpu) return false;
+  const bool have = cuda_backend_available();
+  if (backend == Backend::cuda) {
+    comm.agree([&] {
+      if (!have) throw std::invalid_argument("the CUDA backend is not available: " + selection::cuda_device_description());
+    });
+    return true;
+  }
+  const std::uint64_t n = comm.all_reduce_sum(n_local);
+  return comm.all_reduce_min(have ? 1 : 0) == 1 && n >= kGpuPassesRowsPerRank * static_cast<std::uint64_t>(comm.size());
+}
+
+// The search's pieces on the ranks: the DistributedEngine (its passes on the GPUs with gpu), and
+// the deterministic starts from the rows one process reads (all n <= 20000, else the strided
+// subsample), fetched to every rank.
 detail::LtsParts distributed_parts(distributed::Communicator& comm, const detail::ModelData& data,
-                                   detail::DistributedEngine*& engine) {
+                                   detail::DistributedEngine*& engine, bool gpu = false) {
   detail::LtsParts parts;
-  parts.engine = [&comm, &data, &engine](const detail::SearchSize&) {
-    auto made = std::make_unique<detail::DistributedEngine>(comm, data.X, data.y);
+  parts.engine = [&comm, &data, &engine, gpu](const detail::SearchSize&) {
+    auto made = std::make_unique<detail::DistributedEngine>(comm, data.X, data.y, gpu);
     engine = made.get();
     return made;
   };
@@ -64,8 +87,9 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
   detail::check_lts_options(options);
   const detail::DistributedReductions all(comm);
   const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
+  const bool gpu = passes_on_gpus(comm, options.backend, static_cast<std::uint64_t>(data.n()));
   detail::DistributedEngine* engine = nullptr;  // the search's engine, alive while the fit runs
-  return detail::fit_lts_on(data, all, options, distributed_parts(comm, data, engine), total);
+  return detail::fit_lts_on(data, all, options, distributed_parts(comm, data, engine, gpu), total);
 }
 
 FitResult fit_lms_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local,

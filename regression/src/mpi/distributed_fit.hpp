@@ -6,6 +6,13 @@
 // residuals, weights, outlier flags; best_subset in local row numbers) of this rank's rows.
 // Every rank calls with the same options. With options.mcd the robust distances
 // (fit_mcd_distributed) are this rank's rows'.
+// options.backend: where the search's passes over each rank's rows run (local_passes.hpp) -
+// cpu, cuda (each rank on its current device: bind one per rank first, e.g. with
+// distributed::bind_gpu_to_local_rank; a rank without one fails with std::invalid_argument, the
+// others with distributed::PeerFailure) or automatic (the GPUs when every rank has one and there
+// are at least 2^16 rows per rank on average, else the CPUs). The nested subsamples, the finish
+// and FAST-MCD run on the ranks' CPUs whatever the backend; options.selection and precision are
+// not used (DIBMS, double).
 #include <span>
 #include <string>
 

@@ -10,20 +10,13 @@
 
 #include "bracket_bookkeeping.hpp"
 #include "launch_shape.cuh"
+#include "vector16.cuh"
 #include "warp_scan.cuh"
 
 namespace robustfit::selection::cuda::detail::bracketing {
 
 constexpr int kPassThreads = 512;
 constexpr int kVectorsPerThread = 4;  // 16-byte loads in flight per thread per step
-
-// 16-byte vector of T, for the streaming pass.
-template <class T> struct Vector16;
-template <> struct Vector16<float> { using type = float4; static constexpr int size = 4; };
-template <> struct Vector16<double> { using type = double2; static constexpr int size = 2; };
-
-__device__ __forceinline__ float element(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
-__device__ __forceinline__ double element(const double2& v, int i) { return i == 0 ? v.x : v.y; }
 
 // Per-thread tallies of the streaming pass: 32-bit (a thread sees at most n / threads values),
 // widened once at the end. equal_hi also counts lo's ties when lo == hi; the host ignores it then.

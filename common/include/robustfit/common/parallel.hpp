@@ -50,7 +50,10 @@ class WorkerPool {
     remaining_ = workers - 1;
     ++generation_;
     lock.unlock();
-    work_.notify_all();
+    // Wake only the threads the loop can use: waking all of them for a 3-chunk pass cost more
+    // than the pass on a 16-core machine. A thread not woken sees the new generation when it
+    // next waits, so none is lost.
+    for (unsigned w = 1; w < workers; ++w) work_.notify_one();
     task(0);
     lock.lock();
     take_indices(lock);  // those no pool thread has started yet
