@@ -21,6 +21,7 @@ class BestCandidates {
   void offer(const Eigen::Ref<const Eigen::VectorXd>& candidate, double objective, std::uint64_t index);
 
   std::size_t size() const { return kept_.size(); }
+  std::size_t capacity() const { return capacity_; }
   Eigen::MatrixXd columns() const;       // best first
   std::vector<double> objectives() const;  // in the same order
   std::vector<std::uint64_t> indices() const;

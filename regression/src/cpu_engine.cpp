@@ -170,7 +170,7 @@ void CpuEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> 
 }
 
 void CpuEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
-                               std::span<double> out) {
+                               std::span<double> out, std::size_t /*needed: every objective exact*/) {
   std::vector<std::vector<double>> scratch(worker_count(static_cast<std::size_t>(betas.cols())));
   parallel_for(static_cast<std::size_t>(betas.cols()), [&](unsigned w, std::size_t j) {
     const auto col = static_cast<Eigen::Index>(j);

@@ -34,7 +34,7 @@ class CpuEngine final : public Engine {
   void lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) override;
   void c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) override;
   void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
-                      std::span<double> out) override;
+                      std::span<double> out, std::size_t needed) override;
   std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const override;
   void subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,

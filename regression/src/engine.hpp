@@ -55,8 +55,21 @@ class Engine {
   // LMS objective: the h-th smallest r^2 of each candidate. With adjust_intercept, betas(0, j)
   // is first replaced by the intercept minimising it (the exact univariate LMS location of the
   // residuals without intercept: the midpoint of the shortest window of h sorted values).
+  //
+  // `needed`: the caller keeps only the `needed` best candidates with distinct coefficients
+  // (BestCandidates: smaller objective first, equal ones by stream index). With adjust_intercept
+  // an engine may then skip the exact evaluation of a candidate that cannot be among them: for
+  // such a skipped candidate j, out[j] is a proven lower bound of its objective that is strictly
+  // larger than the exact objectives of `needed` other candidates of this call whose slopes
+  // (betas rows 1.., compared with ==) differ pairwise (so they end as distinct columns), and
+  // betas(0, j) is left as it came. Such a j is beaten by those `needed` candidates under either
+  // value, so the kept set is the same as with every objective exact. Every candidate not
+  // skipped is evaluated exactly as above. needed >= betas.cols() (kAllCandidates) asks for
+  // every objective exactly; without adjust_intercept every objective is exact. The CPU engine
+  // evaluates everything (it is the reference); the CUDA engine skips (cuda_engine.cpp).
+  static constexpr std::size_t kAllCandidates = static_cast<std::size_t>(-1);
   virtual void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
-                              std::span<double> out) = 0;
+                              std::span<double> out, std::size_t needed) = 0;
 
   // FAST-MCD (fast_mcd.cpp) runs on an engine whose X holds the predictors (no intercept
   // column) and whose y is a column of ones, so that the augmented Gram matrix [X y]^T [X y]

@@ -79,9 +79,11 @@ FitResult fit_lms_on(const ModelData& data, const RowReductions& all, const LmsO
   // a candidate only ever improves). Only those are kept while the candidates stream past.
   const bool concentrate = !options.subsets && n <= kLargeN;
   detail::BestCandidates keep(concentrate ? kDefaultRefined : kRefined);
-  // The objectives with each candidate's exact intercept (kept in the candidate).
+  // The objectives with each candidate's exact intercept (kept in the candidate). Only `keep`'s
+  // few best matter: the engine may give the others a lower bound instead (engine.hpp), which
+  // keeps them out of `keep` as their exact objective would.
   auto evaluate = [&](Eigen::MatrixXd& batch, std::vector<double>& objectives) {
-    engine->lms_objectives(batch, h, data.intercept, objectives);
+    engine->lms_objectives(batch, h, data.intercept, objectives, keep.capacity());
   };
   std::uint64_t offered = 0;  // stream index of the next candidate: equal objectives go to the earlier one
   if (exhaustive) {

@@ -14,6 +14,7 @@
 #include "device_ops.hpp"
 #include "engine_factory.hpp"
 #include "least_squares.hpp"
+#include "lms_window_choice.hpp"
 #include "subsets.hpp"
 #include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cuda/errors.hpp"
@@ -31,6 +32,11 @@ constexpr std::size_t kMaxBudgetBytes = std::size_t{16} << 30;
 constexpr std::size_t kMinBudgetBytes = std::size_t{64} << 20;
 // Float uploads of X and y are converted on the host in chunks of this size.
 constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
+// LMS: bounds on the windows before sorting (lms_objectives) from this many rows (below, the
+// full sort is cheap; the bounds need window_sample_size() rows or more), and up to this many
+// chosen columns are sorted one device-wide radix sort each rather than as one segmented sort.
+constexpr std::size_t kBoundedWindowRows = 16384;
+constexpr std::size_t kColumnSorts = 64;
 
 template <class T>
 void to_device(T* d_dst, const T* src, std::size_t count, cudaStream_t stream) {
@@ -225,7 +231,10 @@ void CudaEngine<Scalar>::release_batch_buffers() {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   cudaGetLastError();
   for (auto* array : {&B_, &R_, &sorted_, &t_, &whitened_, &shifts_}) array->release();
-  for (auto* array : {&objective_, &center_, &half_, &G_, &gram_scratch_, &sum_scratch_}) array->release();
+  for (auto* array : {&objective_, &center_, &half_, &G_, &gram_scratch_, &sum_scratch_, &range_, &lower_, &upper_})
+    array->release();
+  hist_.release();
+  inside_.release();
   below_.release();
   rows_.release();
   subset_scratch_.release();
@@ -323,7 +332,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
 
 template <class Scalar>
 void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
-                                        std::span<double> out) {
+                                        std::span<double> out, std::size_t needed) {
   for_each_batch(static_cast<std::size_t>(betas.cols()), adjust_intercept ? 2 : 1, [&](std::size_t begin, std::size_t count) {
     upload_batch(betas, begin, count);
     if (adjust_intercept) {
@@ -331,18 +340,57 @@ void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, b
       clock_.start(stream_);
       residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 1, B_.data(), count, R, stream_);
       clock_.residuals_done(stream_);
-      const std::size_t temp = sort_columns_temp_bytes<Scalar>(n_, count);
-      sort_columns(R, sorted_.reserve(n_ * count), n_, count, sort_temp_.reserve(temp), temp, stream_);
-      shortest_windows(sorted_.data(), n_, count, h, center_.reserve(count), half_.reserve(count), stream_);
-      clock_.selection_done(stream_);  // the sort and the window scan select the h-subsets
-      std::vector<double> centers(count), halves(count);
-      to_host(centers.data(), center_.data(), count, stream_);
-      to_host(halves.data(), half_.data(), count, stream_);
+      // Which candidates need the exact window: all, unless bounds show that some cannot be
+      // among the `needed` best (engine.hpp's contract; lms_window_choice below).
+      std::vector<double> lower, upper;
+      std::vector<std::size_t> exact(count);
+      for (std::size_t c = 0; c < count; ++c) exact[c] = c;
+      if (needed < count && n_ >= kBoundedWindowRows) {
+        window_bounds(R, n_, count, h, window_sample_span(n_, h), range_.reserve(4 * count),
+                      hist_.reserve(kWindowBins * count), inside_.reserve(count), lower_.reserve(count),
+                      upper_.reserve(count), stream_);
+        lower.resize(count);
+        upper.resize(count);
+        to_host(lower.data(), lower_.data(), count, stream_);
+        to_host(upper.data(), upper_.data(), count, stream_);
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        exact = detail::lms_window_choice(betas.middleCols(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(count)),
+                                          lower, upper, needed);
+      }
+      const std::size_t chosen = exact.size();
+      sorted_.reserve(n_ * count);
+      const Scalar* sorted = sorted_.data();
+      if (chosen == count) {
+        const std::size_t temp = sort_columns_temp_bytes<Scalar>(n_, count);
+        sort_columns(R, sorted_.data(), n_, count, sort_temp_.reserve(temp), temp, stream_);
+      } else if (chosen <= kColumnSorts) {
+        // A few columns: one device-wide radix sort each (the segmented sort gives each column one
+        // block, which takes as long for a few columns as for a full wave).
+        const std::size_t temp = sort_column_temp_bytes<Scalar>(n_);
+        void* d_temp = sort_temp_.reserve(temp);
+        for (std::size_t i = 0; i < chosen; ++i) sort_column(R + exact[i] * n_, sorted_.data() + i * n_, n_, d_temp, temp, stream_);
+      } else {
+        // Many: gathered into sorted_, then sorted back into R_ (no longer needed) as one segmented sort.
+        for (std::size_t i = 0; i < chosen; ++i)
+          CUDA_CHECK(cudaMemcpyAsync(sorted_.data() + i * n_, R + exact[i] * n_, sizeof(Scalar) * n_, cudaMemcpyDeviceToDevice,
+                                     stream_));
+        const std::size_t temp = sort_columns_temp_bytes<Scalar>(n_, chosen);
+        sort_columns(sorted_.data(), R, n_, chosen, sort_temp_.reserve(temp), temp, stream_);
+        sorted = R;
+      }
+      shortest_windows(sorted, n_, chosen, h, center_.reserve(chosen), half_.reserve(chosen), stream_);
+      clock_.selection_done(stream_);  // the bounds, sorts and window scans select the h-subsets
+      std::vector<double> centers(chosen), halves(chosen);
+      to_host(centers.data(), center_.data(), chosen, stream_);
+      to_host(halves.data(), half_.data(), chosen, stream_);
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       clock_.collect();
-      for (std::size_t c = 0; c < count; ++c) {
-        betas(0, static_cast<Eigen::Index>(begin + c)) = centers[c];
-        out[begin + c] = halves[c] * halves[c];
+      // Skipped candidates: their proven lower bound, intercept as it came.
+      if (chosen != count)
+        for (std::size_t c = 0; c < count; ++c) out[begin + c] = lower[c];
+      for (std::size_t i = 0; i < chosen; ++i) {
+        betas(0, static_cast<Eigen::Index>(begin + exact[i])) = centers[i];
+        out[begin + exact[i]] = halves[i] * halves[i];
       }
     } else {
       squares_and_thresholds(count, h - 1);

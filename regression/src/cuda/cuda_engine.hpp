@@ -46,7 +46,7 @@ class CudaEngine final : public detail::Engine {
   void lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) override;
   void c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) override;
   void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
-                      std::span<double> out) override;
+                      std::span<double> out, std::size_t needed) override;
   std::unique_ptr<detail::Engine> restrict_to(std::span<const std::size_t> rows) const override;
   void subset_grams(const detail::SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
@@ -93,6 +93,10 @@ class CudaEngine final : public detail::Engine {
   DeviceArray<std::int64_t> below_;
   DeviceArray<std::int32_t> rows_, subset_scratch_;
   DeviceArray<char> sort_temp_;
+  // LMS window bounds (window_bounds): per column range, histogram, count in the sample window.
+  DeviceArray<double> range_, lower_, upper_;
+  DeviceArray<unsigned> hist_;
+  DeviceArray<unsigned long long> inside_;
 };
 
 extern template class CudaEngine<float>;

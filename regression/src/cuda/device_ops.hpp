@@ -73,6 +73,27 @@ template <class Scalar>
 void sort_columns(const Scalar* d_in, Scalar* d_out, std::size_t n, std::size_t m, void* d_temp,
                   std::size_t temp_bytes, cudaStream_t stream);
 
+// Bounds on each column's LMS objective (the squared half width of its shortest window of h
+// consecutive sorted values, as shortest_windows computes it) without sorting, for
+// n >= window_sample_size(): d_lower[j] <= objective_j <= d_upper[j] (window_ops.cu says why);
+// a column without bounds gets 0 and infinity. q = window_sample_span(n, h): the sample values
+// that a sample window spans (the sample's share of max(h, n + 1 - h) rows and a margin).
+// Scratch: d_range 4 m doubles, d_hist kWindowBins m, d_inside m.
+inline constexpr std::size_t kWindowBins = 2048;
+std::size_t window_sample_size();
+std::size_t window_sample_span(std::size_t n, std::size_t h);
+template <class Scalar>
+void window_bounds(const Scalar* d_R, std::size_t n, std::size_t m, std::size_t h, std::size_t q, double* d_range,
+                   unsigned* d_hist, unsigned long long* d_inside, double* d_lower, double* d_upper,
+                   cudaStream_t stream);
+
+// Sorts one column of n values (cub::DeviceRadixSort: the same order as sort_columns).
+template <class Scalar>
+std::size_t sort_column_temp_bytes(std::size_t n);
+template <class Scalar>
+void sort_column(const Scalar* d_in, Scalar* d_out, std::size_t n, void* d_temp, std::size_t temp_bytes,
+                 cudaStream_t stream);
+
 // MCD: D(i, j) = |W_j x_i - s_j|^2 for m candidates, from Y = X [W_1^T ... W_m^T] (one GEMM,
 // n x (p m) into d_Y) with d_Wt (p x p m) and the shifts s_j = W_j c_j (d_shifts, p x m).
 template <class Scalar>

@@ -227,7 +227,7 @@ std::unique_ptr<Engine> DistributedEngine::restrict_to(std::span<const std::size
 }
 
 void DistributedEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
-                                       std::span<double> out) {
+                                       std::span<double> out, std::size_t /*needed: every objective exact*/) {
   const auto m = static_cast<std::size_t>(betas.cols());
   if (!adjust_intercept) {  // the h-th smallest square, by batched DIBMS
     for_each_batch(betas, h, [&](std::size_t first, const std::vector<double>& t) { std::copy(t.begin(), t.end(), out.begin() + static_cast<std::ptrdiff_t>(first)); });

@@ -51,7 +51,8 @@ class DistributedEngine final : public Engine {
   void solve_elemental(const SubsetMatrix& subsets, Eigen::MatrixXd& betas, std::vector<std::uint8_t>& ok) override;
   void lts_objectives(const Eigen::MatrixXd& betas, std::size_t h, std::span<double> out) override;
   void c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) override;
-  void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept, std::span<double> out) override;
+  void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept, std::span<double> out,
+                      std::size_t needed) override;
   std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const override;
   void subset_grams(const SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
