@@ -15,6 +15,18 @@ TEST(BackendCost, MeasuredCasesGoToTheFasterBackend) {
   EXPECT_TRUE(cuda_pays_off({1000000, 11, 500}, 2));
 }
 
+TEST(BackendCost, GridCasesGoToTheFasterBackend) {
+  // bench/auto_backend_grid.sh on the 16-core H100 machine (2026-11-26; medians, CPU / CUDA):
+  // near the crossover, where the nested subsamples (n >= 600) keep the CPU's work small.
+  EXPECT_FALSE(cuda_pays_off({100, 6, 5000}, 16));   // 0.012 / 0.018 s
+  EXPECT_FALSE(cuda_pays_off({100, 11, 5000}, 16));  // 0.019 / 0.033 s
+  EXPECT_FALSE(cuda_pays_off({100, 6, 500}, 16));    // 0.004 / 0.007 s
+  EXPECT_TRUE(cuda_pays_off({1000, 6, 500}, 16));    // 0.010-0.015 / 0.0096 s
+  EXPECT_TRUE(cuda_pays_off({1000, 6, 5000}, 16));   // 0.028 / 0.025 s
+  EXPECT_TRUE(cuda_pays_off({10000, 11, 500}, 16));  // 0.072 / 0.028 s
+  EXPECT_TRUE(cuda_pays_off({100000, 6, 5000}, 16)); // 1.87 / 0.066 s
+}
+
 TEST(BackendCost, SmallFitsStayOnTheCpu) {
   EXPECT_FALSE(cuda_pays_off({21, 4, 500}, 2));    // stackloss
   EXPECT_FALSE(cuda_pays_off({75, 4, 500}, 16));   // hbk with the default subsets
