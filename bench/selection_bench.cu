@@ -5,7 +5,7 @@
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
-//                         [--sections single,multi,batched,tune,tune-multi,tune-batched,tune-bracket]
+//                         [--sections single,multi,multi-phases,batched,tune,tune-multi,tune-batched,tune-bracket]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.)
 #include <cub/device/device_reduce.cuh>
@@ -48,7 +48,8 @@ struct Options {
   std::string json;
   bool quick = false;
   int runs = 10;
-  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi", "tune-batched", "tune-bracket"};
+  std::vector<std::string> sections{"single", "multi", "multi-phases", "batched", "tune", "tune-multi", "tune-batched",
+                                    "tune-bracket"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::string command;
@@ -262,6 +263,22 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
           });
           g_rows.back().mismatches = mismatches;
         }
+        if (options.algorithms.empty() || has(options.algorithms, "sampled-multi")) {
+          // The first version's finish (all candidates sorted by CUB), beside the default one.
+          detail::SampledMultiParams params;
+          params.segmented = false;
+          Row row{"multi", "sampled-multi-sortfinish", type_name(T{}), std::string(robustfit::data::to_string(dist)),
+                  std::to_string(count) + " ranks", n, count};
+          row.floor_ms = floor;
+          int mismatches = 0;
+          time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), sort_ms, [&](std::size_t i) {
+            if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
+                                                     workspace, nullptr) ||
+                got != expected)
+              ++mismatches;
+          });
+          g_rows.back().mismatches = mismatches;
+        }
       }
       std::fprintf(stderr, "multi %s n=2^%d %s done\n", type_name(T{}), log_n,
                    std::string(robustfit::data::to_string(dist)).c_str());
@@ -307,6 +324,72 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
             }
       }
       std::fprintf(stderr, "tune-multi %s n=2^%d done\n", type_name(T{}), log_n);
+    }
+  }
+}
+
+// Sampled multiselection phase by phase (CUDA events between its phases, SampledMultiParams::
+// phases), both finishes: rows named sampled-multi[-sortfinish]/<phase>, median over the runs
+// of each phase; `<finish>/total` is the sum of the medians (events add a little to each call).
+template <class T>
+void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
+  struct Shape {
+    int log_n;
+    Distribution dist;
+    std::size_t count;
+  };
+  std::vector<Shape> shapes{{24, Distribution::uniform, 101}, {26, Distribution::uniform, 101},
+                            {26, Distribution::uniform, 1001}, {26, Distribution::normal, 101},
+                            {26, Distribution::few_huge, 101}, {26, Distribution::bucket_killer, 101},
+                            {28, Distribution::uniform, 101}};
+  if (options.quick) shapes.resize(1);
+  for (const Shape& shape : shapes) {
+    const std::size_t n = std::size_t{1} << shape.log_n;
+    const auto host = robustfit::data::make_distribution<T>(shape.dist, n, 7 + shape.log_n, 16);
+    RotatedInput<T> input(host);
+    const double floor = floor_ms(input, options.runs);
+    const std::vector<std::size_t> ks = spaced_ranks(n, shape.count);
+    std::vector<T> expected(shape.count), got(shape.count);
+    gpu::kth_smallest_many(input.copies[0], n, ks.data(), shape.count, expected.data(), Algorithm::sort, workspace);
+    for (const bool segmented : {true, false}) {
+      const std::string finish = segmented ? "sampled-multi" : "sampled-multi-sortfinish";
+      detail::SampledMultiPhases phases;
+      detail::SampledMultiParams params;
+      params.segmented = segmented;
+      params.phases = &phases;
+      std::vector<std::string> names;
+      std::vector<std::vector<double>> times;
+      int mismatches = 0;
+      for (int r = 0; r < options.runs + 2; ++r) {
+        const bool nan = detail::sampled_multi_select_checked(input.copies[r % input.copies.size()], n, ks.data(),
+                                                              shape.count, got.data(), params, workspace, nullptr);
+        if (nan || got != expected) ++mismatches;
+        if (r < 2) continue;  // warm-up
+        if (names.empty()) {
+          names = phases.names;
+          times.resize(names.size());
+        }
+        for (std::size_t p = 0; p < names.size() && p < phases.ms.size(); ++p) times[p].push_back(phases.ms[p]);
+      }
+      double total = 0;
+      for (std::size_t p = 0; p <= names.size(); ++p) {
+        double median = total;
+        if (p < names.size()) {
+          std::sort(times[p].begin(), times[p].end());
+          median = times[p].empty() ? 0 : times[p][times[p].size() / 2];
+          total += median;
+        }
+        Row row{"phases", finish + "/" + (p < names.size() ? names[p] : std::string("total")), type_name(T{}),
+                std::string(robustfit::data::to_string(shape.dist)), std::to_string(shape.count) + " ranks", n,
+                shape.count};
+        row.median_ms = row.min_ms = row.max_ms = median;
+        row.floor_ms = floor;
+        row.mismatches = p == names.size() ? mismatches : 0;
+        g_rows.push_back(row);
+        std::fprintf(stderr, "phases %s 2^%d %s %zu ranks %s: %.4f ms\n", type_name(T{}), shape.log_n,
+                     std::string(robustfit::data::to_string(shape.dist)).c_str(), shape.count, row.algorithm.c_str(),
+                     median);
+      }
     }
   }
 }
@@ -622,6 +705,7 @@ template <class T>
 void run_sections(const Options& options, gpu::Workspace& workspace) {
   if (has(options.sections, "single")) bench_single<T>(options, workspace);
   if (has(options.sections, "multi")) bench_multi<T>(options, workspace);
+  if (has(options.sections, "multi-phases")) bench_multi_phases<T>(options, workspace);
   if (has(options.sections, "batched")) bench_batched<T>(options, workspace);
   if (has(options.sections, "tune")) bench_tune<T>(options, workspace);
   if (has(options.sections, "tune-multi")) bench_tune_multi<T>(options, workspace);

@@ -30,8 +30,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "algorithms.cuh"
+#include "batched_digit.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
 #include "launch_shape.cuh"
@@ -62,10 +65,12 @@ struct Plan {
   unsigned ranges[kMaxBins];                         // the lookup table (sampled_multi_buckets.hpp)
   Key base;
   int shift, count, bins;
-  unsigned long long cursor;                         // the compaction's write position
+  unsigned long long cursor;                         // the compaction's write position (sort finish)
+  unsigned long long capacity;                       // the candidate buffer's size, this call
   unsigned long long counts[kMaxBuckets];
   unsigned long long before[kMaxBuckets + 1];        // values in lower buckets
   unsigned long long active_before[kMaxBuckets + 1]; // values in lower active buckets
+  unsigned long long cursors[kMaxBuckets];           // per active bucket: its segment's write position
   unsigned char active[kMaxBuckets];
   unsigned char range_active[kMaxBins];              // a table range that may hold an active bucket
 };
@@ -280,11 +285,14 @@ __device__ int bucket_of_rank(const unsigned long long* before, int buckets, std
 }
 
 // Step 4 (one block): each rank's bucket, the active buckets and each rank's place.
+// With `segmented`, a rank's position is its bucket (the finish finds the rest in the plan) and
+// each bucket's cursor starts at its segment; `capacity` is the candidate buffer's size.
 template <class T>
 __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* __restrict__ ks, std::size_t count,
                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status,
                                                             unsigned long long* __restrict__ positions,
-                                                            T* __restrict__ out) {
+                                                            T* __restrict__ out, bool segmented,
+                                                            unsigned long long capacity) {
   const int buckets = 2 * plan->count + 1;
   block_prefix_sums(buckets, [plan](int b) { return plan->counts[b]; }, plan->before);
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->active[b] = 0;
@@ -297,7 +305,12 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   __syncthreads();
   const unsigned long long candidates = block_prefix_sums(
       buckets, [plan](int b) { return plan->active[b] ? plan->counts[b] : 0ull; }, plan->active_before);
-  if (threadIdx.x == 0) status->candidates = candidates;
+  if (threadIdx.x == 0) {
+    status->candidates = candidates;
+    plan->capacity = capacity;
+  }
+  if (segmented)
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->cursors[b] = plan->active_before[b];
   // Range r holds buckets 2 first .. 2 end (its edges: [first, end)); an active bucket holds at
   // least one value.
   for (int r = threadIdx.x; r < plan->bins; r += blockDim.x) {
@@ -311,7 +324,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
     if (sampled::is_equality_bucket(b)) {
       out[i] = KeyTraits<T>::from_key(plan->edges[sampled::edge_of_equality_bucket(b)]);
       positions[i] = kEqualityAnswer;
-    } else {
+    } else if (!segmented) {
       positions[i] = k - plan->before[b] + plan->active_before[b];
     }
   }
@@ -355,6 +368,138 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   });
 }
 
+// Step 6, segmented: the compacting read writes each active bucket's keys into its own
+// segment (one atomic on the bucket's cursor per key; where many lanes of a warp keep a key in
+// one step, the lanes of one bucket share one). Skipped when the candidates do not fit this
+// call's buffer: the host sees the count and retries or sorts.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __restrict__ x, std::size_t n, int max_edges,
+                                                                Plan<typename KeyTraits<T>::Key>* plan,
+                                                                const Status* status,
+                                                                typename KeyTraits<T>::Key* __restrict__ candidates) {
+  using Key = typename KeyTraits<T>::Key;
+  const unsigned long long capacity = plan->capacity;
+  if (status->candidates > capacity) return;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
+  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
+  unsigned* active = memory.per_bucket;
+  unsigned char* range_active = memory.per_range;
+  for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];
+  for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
+  __syncthreads();
+  const unsigned lane = threadIdx.x % 32;
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u) {
+      int bucket = -1;
+      Key key = 0;
+      if (valid >> u & 1u) {
+        key = KeyTraits<T>::to_key(values[u]);
+        if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)]) {
+          const int b = edges.bucket_of(key);
+          if (active[b]) bucket = b;
+        }
+      }
+      const unsigned wanted = __ballot_sync(0xffffffffu, bucket >= 0);
+      if (wanted == 0) continue;  // warp-uniform
+      if (bucket < 0) continue;
+      unsigned long long position = 0;
+      if (__popc(wanted) >= 8) {
+        const unsigned same = __match_any_sync(wanted, bucket);
+        const int leader = __ffs(same) - 1;
+        if (int(lane) == leader) position = atomicAdd(&plan->cursors[bucket], static_cast<unsigned long long>(__popc(same)));
+        position = __shfl_sync(same, position, leader) + __popc(same & ((1u << lane) - 1u));
+      } else {
+        position = atomicAdd(&plan->cursors[bucket], 1ull);
+      }
+      if (position < capacity) candidates[position] = key;
+    }
+  });
+}
+
+constexpr int kSelectThreads = 1024;
+constexpr int kDigitBits = 11;
+constexpr int kDigitBins = 1 << kDigitBits;
+
+template <class Key>
+__device__ __forceinline__ int bit_width(Key v) {
+  if constexpr (sizeof(Key) == 8) return v == 0 ? 0 : 64 - __clzll(static_cast<long long>(v));
+  else return v == 0 ? 0 : 32 - __clz(static_cast<int>(v));
+}
+
+// v >> s, 0 for shifts of the whole key or more.
+template <class Key>
+__device__ __forceinline__ Key shift_right(Key v, int s) {
+  return s >= static_cast<int>(sizeof(Key) * 8) ? Key{0} : v >> s;
+}
+
+// Step 7, segmented (one launch): a block per rank not answered by an edge selects its rank
+// within its bucket's segment by 11-bit MSD digits of key - the bucket's lowest key, rescanning
+// the segment (which the compaction just wrote: it sits in L2) once per digit; only digits
+// within the bucket's key span are looked at (a bucket of ~n/4096 uniform floats spans about
+// 2^11-2^20 keys: 1 or 2 digits; doubles 3-4 of 6).
+template <class T>
+__global__ __launch_bounds__(kSelectThreads) void select_in_segments(
+    const typename KeyTraits<T>::Key* __restrict__ candidates, const std::size_t* __restrict__ ks, std::size_t count,
+    const Plan<typename KeyTraits<T>::Key>* plan, const Status* status,
+    const unsigned long long* __restrict__ positions, T* __restrict__ out) {
+  using Key = typename KeyTraits<T>::Key;
+  __shared__ unsigned hist[kDigitBins];
+  __shared__ typename DigitScan<kSelectThreads>::TempStorage scan;
+  __shared__ unsigned digit_found;
+  __shared__ unsigned long long rank_found;
+  if (status->candidates > plan->capacity) return;
+  const EdgeTable<Key> table{plan->edges, plan->ranges, plan->base, plan->shift, plan->count, plan->bins};
+  for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const unsigned long long position = positions[i];
+    if (position == kEqualityAnswer) continue;  // block-uniform
+    const int b = static_cast<int>(position);
+    const Key* segment = candidates + plan->active_before[b];
+    const unsigned long long length = plan->counts[b];
+    unsigned long long rank = ks[i] - plan->before[b];
+    const Key low = table.bucket_low(b);
+    Key known = 0;  // the digits found: rel >> top == known for the keys still in the running
+    for (int top = bit_width<Key>(table.bucket_high(b) - low); top > 0;) {
+      const int width = min(kDigitBits, top), shift = top - width;
+      const Key mask = (Key{1} << width) - 1;
+      for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
+      __syncthreads();
+#pragma unroll 4
+      for (unsigned long long j = threadIdx.x; j < length; j += kSelectThreads) {
+        const Key rel = segment[j] - low;
+        if (shift_right(rel, top) == known) atomicAdd(&hist[static_cast<unsigned>((rel >> shift) & mask)], 1u);
+      }
+      __syncthreads();
+      unsigned counts[kDigitBins / kSelectThreads];
+#pragma unroll
+      for (int j = 0; j < kDigitBins / kSelectThreads; ++j) counts[j] = hist[threadIdx.x * (kDigitBins / kSelectThreads) + j];
+      unsigned long long in_bin = 0;
+      const int bin = bin_of_rank<kDigitBins, kSelectThreads>(counts, rank, scan, in_bin);
+      if (bin >= 0) {
+        digit_found = static_cast<unsigned>(bin);
+        rank_found = in_bin;
+      }
+      __syncthreads();
+      known = (known << width) | Key(digit_found);
+      rank = rank_found;
+      top = shift;
+      __syncthreads();  // digit_found and hist are rewritten by the next digit
+    }
+    if (threadIdx.x == 0) out[i] = KeyTraits<T>::from_key(low + known);
+  }
+}
+
+// The retry after a too small candidate buffer: the cursors back to their segments' starts, the
+// buffer's new size.
+template <class Key>
+__global__ void reopen_segments(Plan<Key>* plan, unsigned long long capacity) {
+  const int buckets = 2 * plan->count + 1;
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < buckets; b += gridDim.x * blockDim.x)
+    plan->cursors[b] = plan->active_before[b];
+  if (blockIdx.x == 0 && threadIdx.x == 0) plan->capacity = capacity;
+}
+
 // Step 8: the ranks not answered by an edge, from the sorted candidates.
 template <class T>
 __global__ void gather_answers(const T* __restrict__ sorted, const unsigned long long* __restrict__ positions,
@@ -376,6 +521,47 @@ void allow_shared(Kernel kernel, std::size_t bytes) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 
+// Events between the phases of one call, when SampledMultiParams::phases asks for them.
+class PhaseTimer {
+ public:
+  PhaseTimer(SampledMultiPhases* phases, cudaStream_t stream) : phases_(phases), stream_(stream) {
+    if (phases_) mark("");
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+  ~PhaseTimer() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  // The work enqueued since the previous mark is phase `name`.
+  void mark(const char* name) {
+    if (!phases_) return;
+    cudaEvent_t e;
+    CUDA_CHECK(cudaEventCreate(&e));
+    events_.push_back(e);
+    names_.emplace_back(name);
+    CUDA_CHECK(cudaEventRecord(e, stream_));
+  }
+  // After the call's last synchronisation.
+  void report() {
+    if (!phases_) return;
+    phases_->names.clear();
+    phases_->ms.clear();
+    for (std::size_t i = 1; i < events_.size(); ++i) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventSynchronize(events_[i]));
+      CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i - 1], events_[i]));
+      phases_->names.push_back(names_[i]);
+      phases_->ms.push_back(ms);
+    }
+  }
+
+ private:
+  SampledMultiPhases* phases_;
+  cudaStream_t stream_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<std::string> names_;
+};
+
 }  // namespace
 
 template <class T>
@@ -384,6 +570,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                                   cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
   if (count == 0) return false;
+  PhaseTimer timer(params.phases, stream);
   const int sample_size = std::max(1, params.sample_size);
   const int edges = std::clamp(params.edges == 0 ? default_edges(count) : params.edges, 1, std::min(kMaxEdges, sample_size));
   const int bins = std::clamp(params.table_bins, 1, kMaxBins);
@@ -398,28 +585,89 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   auto* positions = workspace.device_as<unsigned long long>(kSampledMultiPositions, count);
   T* d_out = workspace.device_as<T>(kSampledMultiOut, count);
   T* h_out = workspace.host_as<T>(kSampledMultiOut, count);
+  const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
+  // The segmented finish's buffer, sized before the counts are known (one synchronisation per
+  // call): the wanted buckets hold ~ (1 + 1/8) n / edges values each (a rank lands in a large
+  // bucket more often than in a small one; 8 sample keys per bucket), so 1.5 n / edges per rank
+  // rarely overflows; an overflow costs a second compaction.
+  unsigned long long capacity = 0;
+  Key* candidate_keys = nullptr;
+  if (params.segmented) {
+    const double guess = params.initial_capacity >= 0
+                             ? static_cast<double>(params.initial_capacity)
+                             : 1.5 * static_cast<double>(count) * (static_cast<double>(n) / edges) + 65536.0;
+    capacity = static_cast<unsigned long long>(std::max(0.0, std::min({guess, max_candidates, static_cast<double>(n)})));
+    candidate_keys = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
+  }
   std::copy(ks, ks + count, h_ranks);
   CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
+  timer.mark("ranks in");
 
   draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
   CUDA_CHECK_LAUNCH();
   sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  timer.mark("sample");
   plan_edges<Key><<<1, kPlanThreads, 0, stream>>>(sorted_sample, sample_size, edges, bins, plan, d_status);
   CUDA_CHECK_LAUNCH();
+  timer.mark("plan");
 
   const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
   const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, kPassBlocksPerSm);
   allow_shared(count_buckets<T>, shared_bytes);
   count_buckets<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status);
   CUDA_CHECK_LAUNCH();
-  locate_ranks<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out);
+  timer.mark("count");
+  locate_ranks<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out, params.segmented,
+                                                  capacity);
   CUDA_CHECK_LAUNCH();
+  timer.mark("locate");
+
+  if (params.segmented) {
+    const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
+    auto finish = [&] {
+      allow_shared(compact_segments<T>, shared_bytes);
+      compact_segments<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status,
+                                                                         candidate_keys);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("compact");
+      select_in_segments<T><<<select_grid, kSelectThreads, 0, stream>>>(candidate_keys, d_ranks, count, plan, d_status,
+                                                                        positions, d_out);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("select");
+      CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      timer.mark("answers out");
+    };
+    finish();
+    const Status status = *h_status;
+    if (status.nans != 0) return true;
+    if (static_cast<double>(status.candidates) > max_candidates) {
+      timer.report();
+      return sort_select_many_checked(d_values, n, ks, count, out, workspace, stream);
+    }
+    if (status.candidates > capacity) {  // a second compaction into a buffer of the right size
+      capacity = status.candidates;
+      candidate_keys = workspace.device_as<Key>(kSampledMultiCandidates, capacity);
+      reopen_segments<Key><<<(2 * kMaxEdges + 1 + 255) / 256, 256, 0, stream>>>(plan, capacity);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("reopen");
+      finish();
+    }
+    timer.report();
+    std::copy(h_out, h_out + count, out);
+    return false;
+  }
+
   CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  timer.mark("status out");
   const Status status = *h_status;
   if (status.nans != 0) return true;
-  if (static_cast<double>(status.candidates) > params.max_candidate_fraction * static_cast<double>(n))
+  if (static_cast<double>(status.candidates) > max_candidates) {
+    timer.report();
     return sort_select_many_checked(d_values, n, ks, count, out, workspace, stream);
+  }
 
   const std::size_t candidates = status.candidates;
   T* sorted = nullptr;
@@ -429,12 +677,16 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
     allow_shared(compact_candidates<T>, shared_bytes);
     compact_candidates<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, buffer, candidates);
     CUDA_CHECK_LAUNCH();
+    timer.mark("compact");
     sort_values(buffer, sorted, candidates, workspace, kSampledMultiSortTemp, stream);
+    timer.mark("sort");
     gather_answers<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(sorted, positions, count, d_out);
     CUDA_CHECK_LAUNCH();
   }
   CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  timer.mark("answers out");
+  timer.report();
   std::copy(h_out, h_out + count, out);
   return false;
 }

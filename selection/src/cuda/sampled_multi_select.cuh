@@ -4,6 +4,8 @@
 // the benchmark call it directly.
 #include <cstddef>
 #include <cuda_runtime.h>
+#include <string>
+#include <vector>
 
 #include "robustfit/selection/cuda/workspace.hpp"
 
@@ -11,6 +13,12 @@ namespace robustfit::selection::cuda::detail {
 
 constexpr int kSampledMultiMaxEdges = 8192;       // shared memory: edges, 2 * edges + 1 counters
 constexpr int kSampledMultiMaxTableBins = 16384;  // shared memory: 2 bytes per bin
+
+// The phases of one call and their times (SampledMultiParams::phases).
+struct SampledMultiPhases {
+  std::vector<std::string> names;
+  std::vector<float> ms;
+};
 
 // Out-of-range values are clamped: sample_size >= 1, edges in 1..min(kSampledMultiMaxEdges,
 // sample_size), table_bins in 1..kSampledMultiMaxTableBins. Tests shrink them to force the
@@ -26,6 +34,18 @@ struct SampledMultiParams {
   // moves each value ~9 times, the compaction path 1 + 10 times per candidate: 0.5 is well
   // below the break-even (~0.8 n).
   double max_candidate_fraction = 0.5;
+  // The finish. true: the compaction writes each active bucket into a segment of its own (its
+  // place is known from the counting read) and one block per rank selects in its segment by
+  // 11-bit radix digits of key - the bucket's lowest key (one launch). false: the compaction
+  // appends in any order and CUB sorts all candidates (the first version, kept to compare).
+  bool segmented = true;
+  // The segmented finish's candidate buffer, in keys; < 0: by ranks and edges (1.5 n / edges
+  // per rank + 2^16). Tests make it tiny to force the second compaction.
+  long long initial_capacity = -1;
+  // Not null: the call records CUDA events between its phases and, after its last
+  // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
+  // the events cost a little).
+  SampledMultiPhases* phases = nullptr;
 };
 
 // Edges for `ranks` ranks: 4096 (88-104 KB of shared memory per block of the passes), 8192 from
