@@ -263,12 +263,18 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
           });
           g_rows.back().mismatches = mismatches;
         }
-        if (options.algorithms.empty() || has(options.algorithms, "sampled-multi")) {
-          // The first version's finish (all candidates sorted by CUB), beside the default one.
+        for (const int variant : {1, 2}) {
+          if (!options.algorithms.empty() && !has(options.algorithms, "sampled-multi")) break;
+          // The first version's finish (all candidates sorted by CUB), and the other counting
+          // read, beside the default.
           detail::SampledMultiParams params;
-          params.segmented = false;
-          Row row{"multi", "sampled-multi-sortfinish", type_name(T{}), std::string(robustfit::data::to_string(dist)),
-                  std::to_string(count) + " ranks", n, count};
+          params.segmented = variant != 1;
+          if (variant == 2) params.interleaved_count = !params.interleaved_count;
+          const std::string name = variant == 1 ? "sampled-multi-sortfinish"
+                                   : params.interleaved_count ? "sampled-multi-interleaved"
+                                                              : "sampled-multi-sequential";
+          Row row{"multi", name, type_name(T{}),
+                  std::string(robustfit::data::to_string(dist)), std::to_string(count) + " ranks", n, count};
           row.floor_ms = floor;
           int mismatches = 0;
           time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), sort_ms, [&](std::size_t i) {
@@ -286,11 +292,13 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
-// Sampled multiselection against its parameters: edges (bucket width), lookup-table ranges and
-// sample size, for 101 and 1001 ranks. Rows named sampled-multi-e<edges>-t<bins>-s<sample>.
+// Sampled multiselection against its parameters: edges (bucket width), lookup-table ranges,
+// resident blocks per multiprocessor of the two passes (the grid; how many fit depends on the
+// shared memory of edges and table) and the counting read, for 101 and 1001 ranks. Rows named
+// sampled-multi-e<edges>-t<bins>-b<blocks per SM>-<seq|ilv>.
 template <class T>
 void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
-  for (const int log_n : {24, 26, 28}) {
+  for (const int log_n : {24, 28}) {
     if (options.quick && log_n > 24) continue;
     const std::size_t n = std::size_t{1} << log_n;
     for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
@@ -298,30 +306,32 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
       RotatedInput<T> input(host);
       const double floor = floor_ms(input, options.runs);
       for (const std::size_t count : {101, 1001}) {
+        if (count == 1001 && log_n != 24) continue;
         const std::vector<std::size_t> ks = spaced_ranks(n, count);
         std::vector<T> expected(count), got(count);
         gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(), Algorithm::sort, workspace);
-        for (const int edges : {1024, 2048, 4096, 8192})
-          for (const int bins : {4096, 8192, 16384})
-            for (const int sample : {1 << 14, 1 << 15, 1 << 16}) {
-              if (sample < 4 * edges) continue;
-              detail::SampledMultiParams params;
-              params.edges = edges, params.table_bins = bins, params.sample_size = sample;
-              Row row{"tune", "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-s" +
-                                  std::to_string(sample),
-                      type_name(T{}), std::string(robustfit::data::to_string(dist)),
-                      std::to_string(count) + " ranks", n, count};
-              row.floor_ms = floor;
-              int mismatches = 0;
-              double no_baseline = 0;
-              time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
-                if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
-                                                         workspace, nullptr) ||
-                    got != expected)
-                  ++mismatches;
-              });
-              g_rows.back().mismatches = mismatches;
-            }
+        for (const int edges : {1024, 2048, 4096})
+          for (const int bins : {4096, 8192})
+            for (const int blocks : {2, 3, 4})
+              for (const bool interleaved : {false, true}) {
+                detail::SampledMultiParams params;
+                params.edges = edges, params.table_bins = bins, params.pass_blocks_per_sm = blocks;
+                params.interleaved_count = interleaved;
+                Row row{"tune", "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-b" +
+                                    std::to_string(blocks) + (interleaved ? "-ilv" : "-seq"),
+                        type_name(T{}), std::string(robustfit::data::to_string(dist)),
+                        std::to_string(count) + " ranks", n, count};
+                row.floor_ms = floor;
+                int mismatches = 0;
+                double no_baseline = 0;
+                time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
+                  if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
+                                                           workspace, nullptr) ||
+                      got != expected)
+                    ++mismatches;
+                });
+                g_rows.back().mismatches = mismatches;
+              }
       }
       std::fprintf(stderr, "tune-multi %s n=2^%d done\n", type_name(T{}), log_n);
     }
@@ -351,11 +361,14 @@ void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
     const std::vector<std::size_t> ks = spaced_ranks(n, shape.count);
     std::vector<T> expected(shape.count), got(shape.count);
     gpu::kth_smallest_many(input.copies[0], n, ks.data(), shape.count, expected.data(), Algorithm::sort, workspace);
-    for (const bool segmented : {true, false}) {
-      const std::string finish = segmented ? "sampled-multi" : "sampled-multi-sortfinish";
+    for (const int variant : {0, 1, 2}) {
+      const bool segmented = variant != 1;
+      const std::string finish = variant == 0 ? "sampled-multi" : variant == 1 ? "sampled-multi-sortfinish"
+                                                                              : "sampled-multi-interleaved";
       detail::SampledMultiPhases phases;
       detail::SampledMultiParams params;
       params.segmented = segmented;
+      params.interleaved_count = variant == 2;
       params.phases = &phases;
       std::vector<std::string> names;
       std::vector<std::vector<double>> times;

@@ -12,19 +12,29 @@
 //  4. One block: prefix sums of the counts give each rank its bucket. A rank in an equality
 //     bucket is that bucket's edge: heavy ties end here. Open buckets holding a rank are
 //     active; prefix sums of their counts place them in the candidate buffer.
-//  5. The host reads the NaN and candidate counts (the one synchronisation before the end).
-//     More candidates than max_candidate_fraction of n (edges that could not split the input):
-//     one sort of the whole input instead. Exact either way.
-//  6. Compacting read: the values of active buckets are appended to the candidate buffer
-//     (warp-aggregated atomics), in any order. A value whose table range holds no active
-//     bucket (most of them, for a few hundred ranks) is skipped without the binary search.
-//  7. CUB sorts the candidates. Active buckets are disjoint key intervals, so the sorted buffer
-//     is their sorted union: rank k of bucket b sits at k - before[b] + active_before[b].
-//  8. One gather writes every answer; one copy brings them to the host.
-// Per call: 2 host synchronisations, 3 copies, 6 kernels of its own and CUB's two radix sorts
-// (sample, candidates; each a handful of launches).
-// Extra memory: the candidates twice (≈ count · n / E values each), S sample keys twice, and a
-// plan of a few hundred KB.
+//  5. Segmented finish (default): the candidate buffer was sized before the call from the
+//     ranks and edges; each active bucket's segment starts at the prefix sum of the active
+//     counts before it, and within it each block of the passes has its place: the counting
+//     read also stored every block's counts, and one launch sums them down the active columns.
+//  6. Compacting read: the keys of active buckets are written into their bucket's segment at
+//     the block's place plus a shared-memory counter (no global atomics). A value whose table
+//     range holds no active bucket (most of them, for a few hundred ranks) is skipped without
+//     the binary search.
+//  7. One launch, a block per rank not answered by an edge: radix select of the rank within its
+//     segment by 11-bit digits of key - the bucket's lowest key (only the digits of the
+//     bucket's key span), rescanning the segment, which sits in L2, once per digit.
+//  8. One copy of the answers and the counts, the call's one host synchronisation. A NaN count
+//     means NaN; more candidates than max_candidate_fraction of n (edges that could not split
+//     the input): one sort of the whole input instead; more than the buffer held (the kernels
+//     of 6 and 7 did nothing): a buffer of the right size and 6, 7 again. Exact either way.
+// Sort finish (SampledMultiParams::segmented = false, the first version, kept to compare): the
+// host reads the counts after step 4 (a second synchronisation), the compaction appends the
+// values in any order, CUB sorts them (active buckets are disjoint key intervals, so rank k of
+// bucket b sits at k - before[b] + active_before[b]) and one gather picks the answers.
+// Per call (segmented): 1 host synchronisation, 3 copies, 7 kernels of its own and CUB's radix
+// sort of the sample.
+// Extra memory: the candidate buffer (1.5 n / edges keys per rank + 2^16, or the count when
+// more), S sample keys twice, and a plan of a few hundred KB.
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
@@ -56,7 +66,6 @@ constexpr int kPlanThreads = 1024;
 constexpr int kPlanItems = kMaxEdges / kPlanThreads;
 constexpr int kLocateItems = (kMaxBuckets + 1 + kPlanThreads - 1) / kPlanThreads;  // buckets + the end
 constexpr int kPassThreads = 512;
-constexpr int kPassBlocksPerSm = 2;  // 88-208 KB of shared memory per block: 1 or 2 fit
 constexpr unsigned long long kEqualityAnswer = ~0ull;  // position of a rank answered by its edge
 
 template <class Key>
@@ -65,12 +74,12 @@ struct Plan {
   unsigned ranges[kMaxBins];                         // the lookup table (sampled_multi_buckets.hpp)
   Key base;
   int shift, count, bins;
+  int search_steps;                                  // binary-search steps for the most edges in one range
   unsigned long long cursor;                         // the compaction's write position (sort finish)
   unsigned long long capacity;                       // the candidate buffer's size, this call
   unsigned long long counts[kMaxBuckets];
   unsigned long long before[kMaxBuckets + 1];        // values in lower buckets
   unsigned long long active_before[kMaxBuckets + 1]; // values in lower active buckets
-  unsigned long long cursors[kMaxBuckets];           // per active bucket: its segment's write position
   unsigned char active[kMaxBuckets];
   unsigned char range_active[kMaxBins];              // a table range that may hold an active bucket
 };
@@ -129,7 +138,17 @@ __global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict
   for (int r = threadIdx.x; r <= bins; r += blockDim.x)
     first[r] = static_cast<unsigned short>(sampled::table_entry(plan->edges, count, base, shift, bins, r));
   __syncthreads();
-  for (int r = threadIdx.x; r < bins; r += blockDim.x) plan->ranges[r] = sampled::pack_range(first[r], first[r + 1]);
+  __shared__ int most;
+  if (threadIdx.x == 0) most = 0;
+  __syncthreads();
+  int mine = 0;
+  for (int r = threadIdx.x; r < bins; r += blockDim.x) {
+    plan->ranges[r] = sampled::pack_range(first[r], first[r + 1]);
+    mine = max(mine, first[r + 1] - first[r]);
+  }
+  atomicMax(&most, mine);
+  __syncthreads();
+  if (threadIdx.x == 0) plan->search_steps = 32 - __clz(most);  // a search over c edges: bit_width(c) steps
   for (int b = threadIdx.x; b < 2 * count + 1; b += blockDim.x) plan->counts[b] = 0;
 }
 
@@ -218,9 +237,13 @@ __device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit)
 }
 
 // Step 3: the counting read.
+// With `block_counts`, each block also stores its own counts (row blockIdx.x of a grid x buckets
+// matrix): the segmented compaction, whose block j reads the same values as block j here, then
+// knows where each of its keys goes without a global atomic.
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restrict__ x, std::size_t n, int max_edges,
-                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status) {
+                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status,
+                                                             unsigned* __restrict__ block_counts) {
   using Key = typename KeyTraits<T>::Key;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
@@ -252,6 +275,80 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
   seed::flush_counts(counters, buckets, plan->counts);
+  if (block_counts)
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
+}
+
+// Step 3, interleaved (SampledMultiParams::interleaved_count): the same counts, with the binary
+// searches of a thread's values advanced together, a fixed number of steps (the plan's most
+// edges in one range), so that their shared-memory loads are in flight at once instead of one
+// dependent chain per value; the search remembers whether the last edge it passed equals the
+// key, which saves the equality check's load.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const T* __restrict__ x, std::size_t n,
+                                                                         int max_edges,
+                                                                         Plan<typename KeyTraits<T>::Key>* plan,
+                                                                         Status* status,
+                                                                         unsigned* __restrict__ block_counts) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kItems = kStepItems<T>;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
+  const EdgeTable<Key> table = load_table(plan, memory.edges, memory.ranges);
+  const Key* edges = table.edges;
+  const int steps = plan->search_steps;
+  unsigned* counters = memory.per_bucket;
+  const int buckets = table.buckets();
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
+  __syncthreads();
+  unsigned nans = 0;
+  int run_bucket = 0;
+  unsigned run = 0;
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+    Key keys[kItems];
+    unsigned window[kItems];  // the search's [lo, hi): lo | hi << 16, as the table packs a range
+    unsigned equal = 0;       // bit u: the last edge the search passed for value u equals it
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) {
+      keys[u] = KeyTraits<T>::to_key(values[u]);
+      if (valid >> u & 1u) nans += values[u] != values[u];
+      window[u] = table.ranges[sampled::range_of(keys[u], table.base, table.shift, table.bins)];
+    }
+    for (int step = 0; step < steps; ++step) {
+#pragma unroll
+      for (int u = 0; u < kItems; ++u) {
+        const unsigned lo = window[u] & 0xffffu, hi = window[u] >> 16;
+        if (lo < hi) {
+          const unsigned mid = (lo + hi) / 2;
+          const Key edge = edges[mid];
+          if (edge <= keys[u]) {
+            window[u] = (mid + 1) | hi << 16;
+            equal = (equal & ~(1u << u)) | unsigned(edge == keys[u]) << u;
+          } else {
+            window[u] = lo | mid << 16;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kItems; ++u)
+      if (valid >> u & 1u) {
+        const int lo = static_cast<int>(window[u] & 0xffffu);
+        const int bucket = (equal >> u & 1u) ? 2 * lo - 1 : 2 * lo;
+        if (bucket != run_bucket) {
+          if (run != 0) atomicAdd(&counters[run_bucket], run);
+          run_bucket = bucket;
+          run = 0;
+        }
+        ++run;
+      }
+  });
+  if (run != 0) atomicAdd(&counters[run_bucket], run);
+  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
+  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+  seed::flush_counts(counters, buckets, plan->counts);
+  if (block_counts)
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
 }
 
 // Exclusive prefix sums of `values(b)` for b < buckets into out[0..buckets] (one block of
@@ -285,8 +382,8 @@ __device__ int bucket_of_rank(const unsigned long long* before, int buckets, std
 }
 
 // Step 4 (one block): each rank's bucket, the active buckets and each rank's place.
-// With `segmented`, a rank's position is its bucket (the finish finds the rest in the plan) and
-// each bucket's cursor starts at its segment; `capacity` is the candidate buffer's size.
+// With `segmented`, a rank's position is its bucket (the finish finds the rest in the plan);
+// `capacity` is the candidate buffer's size.
 template <class T>
 __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* __restrict__ ks, std::size_t count,
                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status,
@@ -309,8 +406,6 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
     status->candidates = candidates;
     plan->capacity = capacity;
   }
-  if (segmented)
-    for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->cursors[b] = plan->active_before[b];
   // Range r holds buckets 2 first .. 2 end (its edges: [first, end)); an active bucket holds at
   // least one value.
   for (int r = threadIdx.x; r < plan->bins; r += blockDim.x) {
@@ -368,53 +463,75 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   });
 }
 
-// Step 6, segmented: the compacting read writes each active bucket's keys into its own
-// segment (one atomic on the bucket's cursor per key; where many lanes of a warp keep a key in
-// one step, the lanes of one bucket share one). Skipped when the candidates do not fit this
-// call's buffer: the host sees the count and retries or sorts.
+// Step 5, segmented (a block per rank not answered by an edge): where each block of the passes
+// writes its keys of the rank's bucket: the segment's start plus the counts of the blocks
+// before it (exclusive prefix sums down one column of the per-block counts). Ranks in one
+// bucket write the same numbers; a rank repeating its predecessor's bucket skips.
+constexpr int kPlaceThreads = 256;
+template <class Key>
+__global__ __launch_bounds__(kPlaceThreads) void place_blocks(const Plan<Key>* plan, const Status* status,
+                                                             const unsigned long long* __restrict__ positions,
+                                                             std::size_t count, const unsigned* __restrict__ block_counts,
+                                                             int blocks, unsigned long long* __restrict__ block_offsets) {
+  using Scan = cub::BlockScan<unsigned long long, kPlaceThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  if (status->candidates > plan->capacity) return;
+  const int buckets = 2 * plan->count + 1;
+  for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const unsigned long long position = positions[i];
+    if (position == kEqualityAnswer || (i > 0 && positions[i - 1] == position)) continue;  // block-uniform
+    const int b = static_cast<int>(position);
+    unsigned long long carry = plan->active_before[b];
+    for (int first = 0; first < blocks; first += kPlaceThreads) {
+      const int j = first + threadIdx.x;
+      const unsigned long long mine = j < blocks ? block_counts[std::size_t(j) * buckets + b] : 0ull;
+      unsigned long long before = 0, total = 0;
+      Scan(temp).ExclusiveSum(mine, before, total);
+      if (j < blocks) block_offsets[std::size_t(j) * buckets + b] = carry + before;
+      carry += total;
+      __syncthreads();  // temp is reused
+    }
+  }
+}
+
+// Step 6, segmented: the compacting read writes each active bucket's keys into its own segment,
+// at the block's offset (place_blocks) plus a shared-memory counter: no global atomics (one
+// cursor for the whole buffer, or one per bucket, serialised the first versions on the L2).
+// Skipped when the candidates do not fit this call's buffer: the host sees the count and
+// retries or sorts.
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __restrict__ x, std::size_t n, int max_edges,
-                                                                Plan<typename KeyTraits<T>::Key>* plan,
+                                                                const Plan<typename KeyTraits<T>::Key>* plan,
                                                                 const Status* status,
+                                                                const unsigned long long* __restrict__ block_offsets,
                                                                 typename KeyTraits<T>::Key* __restrict__ candidates) {
   using Key = typename KeyTraits<T>::Key;
+  constexpr unsigned kInactive = ~0u;
   const unsigned long long capacity = plan->capacity;
   if (status->candidates > capacity) return;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
-  unsigned* active = memory.per_bucket;
+  unsigned* written = memory.per_bucket;  // per active bucket: this block's keys so far
   unsigned char* range_active = memory.per_range;
-  for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];
+  const int buckets = edges.buckets();
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) written[b] = plan->active[b] ? 0u : kInactive;
   for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
   __syncthreads();
-  const unsigned lane = threadIdx.x % 32;
+  const unsigned long long* offsets = block_offsets + std::size_t{blockIdx.x} * buckets;
   visit_input(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
-    for (int u = 0; u < kStepItems<T>; ++u) {
-      int bucket = -1;
-      Key key = 0;
+    for (int u = 0; u < kStepItems<T>; ++u)
       if (valid >> u & 1u) {
-        key = KeyTraits<T>::to_key(values[u]);
+        const Key key = KeyTraits<T>::to_key(values[u]);
         if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)]) {
           const int b = edges.bucket_of(key);
-          if (active[b]) bucket = b;
+          if (written[b] != kInactive) {
+            const unsigned long long position = offsets[b] + atomicAdd(&written[b], 1u);
+            if (position < capacity) candidates[position] = key;
+          }
         }
       }
-      const unsigned wanted = __ballot_sync(0xffffffffu, bucket >= 0);
-      if (wanted == 0) continue;  // warp-uniform
-      if (bucket < 0) continue;
-      unsigned long long position = 0;
-      if (__popc(wanted) >= 8) {
-        const unsigned same = __match_any_sync(wanted, bucket);
-        const int leader = __ffs(same) - 1;
-        if (int(lane) == leader) position = atomicAdd(&plan->cursors[bucket], static_cast<unsigned long long>(__popc(same)));
-        position = __shfl_sync(same, position, leader) + __popc(same & ((1u << lane) - 1u));
-      } else {
-        position = atomicAdd(&plan->cursors[bucket], 1ull);
-      }
-      if (position < capacity) candidates[position] = key;
-    }
   });
 }
 
@@ -490,14 +607,10 @@ __global__ __launch_bounds__(kSelectThreads) void select_in_segments(
   }
 }
 
-// The retry after a too small candidate buffer: the cursors back to their segments' starts, the
-// buffer's new size.
+// The retry after a too small candidate buffer: its new size.
 template <class Key>
-__global__ void reopen_segments(Plan<Key>* plan, unsigned long long capacity) {
-  const int buckets = 2 * plan->count + 1;
-  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < buckets; b += gridDim.x * blockDim.x)
-    plan->cursors[b] = plan->active_before[b];
-  if (blockIdx.x == 0 && threadIdx.x == 0) plan->capacity = capacity;
+__global__ void set_capacity(Plan<Key>* plan, unsigned long long capacity) {
+  plan->capacity = capacity;
 }
 
 // Step 8: the ranks not answered by an edge, from the sorted candidates.
@@ -612,9 +725,16 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   timer.mark("plan");
 
   const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
-  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, kPassBlocksPerSm);
-  allow_shared(count_buckets<T>, shared_bytes);
-  count_buckets<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status);
+  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, std::clamp(params.pass_blocks_per_sm, 1, 8));
+  const auto count_kernel = params.interleaved_count ? count_buckets_interleaved<T> : count_buckets<T>;
+  allow_shared(count_kernel, shared_bytes);
+  unsigned* block_counts = nullptr;
+  unsigned long long* block_offsets = nullptr;
+  if (params.segmented) {
+    block_counts = workspace.device_as<unsigned>(kSampledMultiBlockCounts, std::size_t{grid} * (2 * edges + 1));
+    block_offsets = workspace.device_as<unsigned long long>(kSampledMultiBlockOffsets, std::size_t{grid} * (2 * edges + 1));
+  }
+  count_kernel<<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status, block_counts);
   CUDA_CHECK_LAUNCH();
   timer.mark("count");
   locate_ranks<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out, params.segmented,
@@ -625,9 +745,13 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   if (params.segmented) {
     const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
     auto finish = [&] {
+      place_blocks<Key><<<select_grid, kPlaceThreads, 0, stream>>>(plan, d_status, positions, count, block_counts,
+                                                                   static_cast<int>(grid), block_offsets);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("place");
       allow_shared(compact_segments<T>, shared_bytes);
       compact_segments<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status,
-                                                                         candidate_keys);
+                                                                         block_offsets, candidate_keys);
       CUDA_CHECK_LAUNCH();
       timer.mark("compact");
       select_in_segments<T><<<select_grid, kSelectThreads, 0, stream>>>(candidate_keys, d_ranks, count, plan, d_status,
@@ -649,9 +773,9 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
     if (status.candidates > capacity) {  // a second compaction into a buffer of the right size
       capacity = status.candidates;
       candidate_keys = workspace.device_as<Key>(kSampledMultiCandidates, capacity);
-      reopen_segments<Key><<<(2 * kMaxEdges + 1 + 255) / 256, 256, 0, stream>>>(plan, capacity);
+      set_capacity<Key><<<1, 1, 0, stream>>>(plan, capacity);
       CUDA_CHECK_LAUNCH();
-      timer.mark("reopen");
+      timer.mark("retry");
       finish();
     }
     timer.report();

@@ -42,6 +42,13 @@ struct SampledMultiParams {
   // The segmented finish's candidate buffer, in keys; < 0: by ranks and edges (1.5 n / edges
   // per rank + 2^16). Tests make it tiny to force the second compaction.
   long long initial_capacity = -1;
+  // The counting read with every value's binary search advanced in lock step (shared-memory
+  // loads of a thread's values in flight together); false: one search after another.
+  bool interleaved_count = false;
+  // Blocks per multiprocessor of the two passes (their grid). How many are resident at once
+  // depends on the shared memory of edges and table: 2 for the defaults, more with fewer edges
+  // or ranges.
+  int pass_blocks_per_sm = 2;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).
