@@ -135,8 +135,16 @@ __global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict
     status->candidates = 0;
   }
   __syncthreads();
-  for (int r = threadIdx.x; r <= bins; r += blockDim.x)
-    first[r] = static_cast<unsigned short>(sampled::table_entry(plan->edges, count, base, shift, bins, r));
+  // first[r] = table_entry(r), the first edge whose range is >= r: edge j writes the ranges after
+  // its predecessor's up to its own, the ranges after the last edge's get `count` (each entry
+  // written once, no search).
+  for (int j = threadIdx.x; j < count; j += blockDim.x) {
+    const int own = sampled::range_of(plan->edges[j], base, shift, bins);
+    const int previous = j == 0 ? -1 : sampled::range_of(plan->edges[j - 1], base, shift, bins);
+    for (int r = previous + 1; r <= own; ++r) first[r] = static_cast<unsigned short>(j);
+  }
+  const int last = sampled::range_of(plan->edges[count - 1], base, shift, bins);
+  for (int r = last + 1 + threadIdx.x; r <= bins; r += blockDim.x) first[r] = static_cast<unsigned short>(count);
   __syncthreads();
   __shared__ int most;
   if (threadIdx.x == 0) most = 0;
@@ -508,7 +516,8 @@ __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __rest
   using Key = typename KeyTraits<T>::Key;
   constexpr unsigned kInactive = ~0u;
   const unsigned long long capacity = plan->capacity;
-  if (status->candidates > capacity) return;
+  // Every rank answered by an edge (ties: all equal, few distinct values): no second read.
+  if (status->candidates == 0 || status->candidates > capacity) return;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
