@@ -21,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "list_options.hpp"
@@ -210,6 +211,33 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
+// Sampled multiselection's variants beside its defaults (bench multi and multi-phases): the
+// first version's finish (CUB sort of all candidates, two host synchronisations), the
+// interleaved counting read, the one-block sample of 16384 keys, and both.
+std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_variants(bool with_default) {
+  std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
+  if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
+  detail::SampledMultiParams p;
+  p.segmented = false;
+  p.interleaved_count = false;
+  p.block_sample = false;
+  p.sample_size = 1 << 15;
+  variants.emplace_back("sampled-multi-sortfinish", p);
+  p = {};
+  p.interleaved_count = true;
+  p.block_sample = false;
+  p.sample_size = 1 << 15;
+  variants.emplace_back("sampled-multi-ilv", p);
+  p = {};
+  p.interleaved_count = false;
+  p.block_sample = true;
+  p.sample_size = 1 << 14;
+  variants.emplace_back("sampled-multi-bs", p);
+  p.interleaved_count = true;
+  variants.emplace_back("sampled-multi-ilv-bs", p);
+  return variants;
+}
+
 // `count` evenly spaced ranks of n (101: the percentiles), first and last included; up to 3
 // ranks, interior ones (2: the terciles, 3: the quartiles), where auto's per-rank choice would
 // otherwise answer min and max by one reduction each.
@@ -263,18 +291,10 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
           });
           g_rows.back().mismatches = mismatches;
         }
-        for (const int variant : {1, 2}) {
+        for (const auto& [name, params] : sampled_multi_variants(false)) {
           if (!options.algorithms.empty() && !has(options.algorithms, "sampled-multi")) break;
-          // The first version's finish (all candidates sorted by CUB), and the other counting
-          // read, beside the default.
-          detail::SampledMultiParams params;
-          params.segmented = variant != 1;
-          if (variant == 2) params.interleaved_count = !params.interleaved_count;
-          const std::string name = variant == 1 ? "sampled-multi-sortfinish"
-                                   : params.interleaved_count ? "sampled-multi-interleaved"
-                                                              : "sampled-multi-sequential";
-          Row row{"multi", name, type_name(T{}),
-                  std::string(robustfit::data::to_string(dist)), std::to_string(count) + " ranks", n, count};
+          Row row{"multi", name, type_name(T{}), std::string(robustfit::data::to_string(dist)),
+                  std::to_string(count) + " ranks", n, count};
           row.floor_ms = floor;
           int mismatches = 0;
           time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), sort_ms, [&](std::size_t i) {
@@ -339,8 +359,8 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
 }
 
 // Sampled multiselection phase by phase (CUDA events between its phases, SampledMultiParams::
-// phases), both finishes: rows named sampled-multi[-sortfinish]/<phase>, median over the runs
-// of each phase; `<finish>/total` is the sum of the medians (events add a little to each call).
+// phases), the defaults and each variant: rows named <variant>/<phase>, median over the runs of
+// each phase; `<variant>/total` is the sum of the medians (events add a little to each call).
 template <class T>
 void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
   struct Shape {
@@ -361,14 +381,8 @@ void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
     const std::vector<std::size_t> ks = spaced_ranks(n, shape.count);
     std::vector<T> expected(shape.count), got(shape.count);
     gpu::kth_smallest_many(input.copies[0], n, ks.data(), shape.count, expected.data(), Algorithm::sort, workspace);
-    for (const int variant : {0, 1, 2}) {
-      const bool segmented = variant != 1;
-      const std::string finish = variant == 0 ? "sampled-multi" : variant == 1 ? "sampled-multi-sortfinish"
-                                                                              : "sampled-multi-interleaved";
+    for (auto [finish, params] : sampled_multi_variants(true)) {
       detail::SampledMultiPhases phases;
-      detail::SampledMultiParams params;
-      params.segmented = segmented;
-      params.interleaved_count = variant == 2;
       params.phases = &phases;
       std::vector<std::string> names;
       std::vector<std::vector<double>> times;

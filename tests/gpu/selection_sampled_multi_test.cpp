@@ -39,7 +39,8 @@ struct Case {
 // set and table (the most shared memory per block); the first version's finish (CUB sort of
 // all candidates); a one-key candidate buffer (the segmented finish's second compaction); one
 // edge with a one-key buffer and the sort finish; the interleaved counting read (with 13 search
-// steps over a one-range table, and with three edges).
+// steps over a one-range table, and with three edges); the one-block samples (16384 and 8192
+// keys), the latter with three blocks per multiprocessor.
 const Case kCases[] = {{"default", {}},
                        {"forced fallback", {1 << 15, 4096, 8192, -1.0}},
                        {"one edge", {1 << 15, 1, 8192, 2.0}},
@@ -52,7 +53,9 @@ const Case kCases[] = {{"default", {}},
                        {"one edge, sort finish", {1 << 15, 1, 8192, 2.0, false}},
                        {"interleaved count", {1 << 15, 0, 8192, 0.5, true, -1, true}},
                        {"interleaved, one-range table", {1 << 12, 4096, 1, 2.0, true, -1, true}},
-                       {"interleaved, tiny sample", {7, 3, 2, 2.0, true, -1, true}}};
+                       {"interleaved, tiny sample", {7, 3, 2, 2.0, true, -1, true}},
+                       {"block sample", {1 << 14, 0, 8192, 0.5, true, -1, false, 2, true}},
+                       {"block sample 8192, interleaved, 3 blocks", {1 << 13, 2048, 4096, 0.5, true, -1, true, 3, true}}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -105,30 +108,31 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
 }
 
 const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4],  &kCases[5], &kCases[6],
-                            &kCases[7], &kCases[8], &kCases[9], &kCases[10], &kCases[11], &kCases[12]};
+                            &kCases[7], &kCases[8], &kCases[9], &kCases[10], &kCases[11], &kCases[12],
+                            &kCases[13], &kCases[14]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12]});
+                kAll[11], kAll[12], kAll[13], kAll[14]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                 {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12]});
+                kAll[11], kAll[12], kAll[13], kAll[14]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10]});
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10]});
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14]});
 }
 
 // Many ranks in one bucket (1001 consecutive ranks around the median: one or two buckets, each
@@ -146,7 +150,7 @@ void expect_crowded_and_huge_buckets() {
     std::vector<std::size_t> crowded(1001);
     for (std::size_t i = 0; i < crowded.size(); ++i) crowded[i] = n / 2 - 500 + i;
     const std::vector<std::size_t> spread{0, 1, n / 7, n / 2 - 1, n / 2, n / 2 + 1, n - 2, n - 1, 12345, n / 3, n / 2};
-    for (const Case* c : {&kCases[0], &kCases[6], &kCases[2], &kCases[8], &kCases[9], &kCases[10]}) {
+    for (const Case* c : {&kCases[0], &kCases[6], &kCases[2], &kCases[8], &kCases[9], &kCases[10], &kCases[13]}) {
       const std::vector<std::size_t>* lists[] = {&crowded, &spread};
       for (const std::vector<std::size_t>* ks : lists) {
         std::vector<T> got(ks->size());
@@ -188,7 +192,7 @@ void expect_signed_zeros_and_specials() {
   DeviceVector<T> device(values);
   std::vector<std::size_t> ks(401);
   for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 400;
-  for (const Case* c : {&kCases[0], &kCases[6], &kCases[7], &kCases[4], &kCases[10], &kCases[12]}) {
+  for (const Case* c : {&kCases[0], &kCases[6], &kCases[7], &kCases[4], &kCases[10], &kCases[12], &kCases[14]}) {
     std::vector<T> got(ks.size());
     ASSERT_FALSE(detail::sampled_multi_select_checked<T>(device.get(), n, ks.data(), ks.size(), got.data(), c->params,
                                                          workspace, nullptr));

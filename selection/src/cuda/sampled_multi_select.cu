@@ -35,6 +35,7 @@
 // sort of the sample.
 // Extra memory: the candidate buffer (1.5 n / edges keys per rank + 2^16, or the count when
 // more), S sample keys twice, and a plan of a few hundred KB.
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
@@ -93,6 +94,28 @@ __global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_s
                             typename KeyTraits<T>::Key* __restrict__ sample) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < sample_size) sample[i] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(i) + 1) % n]);
+}
+
+// Step 1 in one block (SampledMultiParams::block_sample): draw 1024 * kItems keys at the same
+// positions as draw_sample, sort them in shared memory (cub::BlockRadixSort) and store them
+// sorted: one launch instead of draw_sample and CUB's device-wide sort (a handful of launches).
+constexpr int kSampleThreads = 1024;
+template <class T, int kItems>
+using BlockSampleSort = cub::BlockRadixSort<typename KeyTraits<T>::Key, kSampleThreads, kItems>;
+
+template <class T, int kItems>
+__global__ __launch_bounds__(kSampleThreads) void sample_in_block(const T* __restrict__ x, std::size_t n,
+                                                                 typename KeyTraits<T>::Key* __restrict__ sorted) {
+  using Key = typename KeyTraits<T>::Key;
+  extern __shared__ __align__(16) unsigned char shared[];
+  auto& temp = *reinterpret_cast<typename BlockSampleSort<T, kItems>::TempStorage*>(shared);
+  Key keys[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    keys[j] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(threadIdx.x) * kItems + j + 1) % n]);
+  BlockSampleSort<T, kItems>(temp).Sort(keys);  // blocked: thread t holds sample ranks t * kItems ...
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) sorted[threadIdx.x * kItems + j] = keys[j];
 }
 
 // Step 2 (one block): distinct edges from the sorted sample, the lookup table, zeroed counters.
@@ -643,6 +666,14 @@ void allow_shared(Kernel kernel, std::size_t bytes) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 
+template <class T, int kItems>
+void launch_sample_in_block(const T* d_values, std::size_t n, typename KeyTraits<T>::Key* sorted, cudaStream_t stream) {
+  const std::size_t bytes = sizeof(typename BlockSampleSort<T, kItems>::TempStorage);
+  allow_shared(sample_in_block<T, kItems>, bytes);
+  sample_in_block<T, kItems><<<1, kSampleThreads, bytes, stream>>>(d_values, n, sorted);
+  CUDA_CHECK_LAUNCH();
+}
+
 // Events between the phases of one call, when SampledMultiParams::phases asks for them.
 class PhaseTimer {
  public:
@@ -725,9 +756,15 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
   timer.mark("ranks in");
 
-  draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
-  CUDA_CHECK_LAUNCH();
-  sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  if (params.block_sample && sample_size == kSampleThreads * 16) {
+    launch_sample_in_block<T, 16>(d_values, n, sorted_sample, stream);
+  } else if (params.block_sample && sample_size == kSampleThreads * 8) {
+    launch_sample_in_block<T, 8>(d_values, n, sorted_sample, stream);
+  } else {
+    draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
+    CUDA_CHECK_LAUNCH();
+    sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  }
   timer.mark("sample");
   plan_edges<Key><<<1, kPlanThreads, 0, stream>>>(sorted_sample, sample_size, edges, bins, plan, d_status);
   CUDA_CHECK_LAUNCH();

@@ -49,6 +49,9 @@ struct SampledMultiParams {
   // depends on the shared memory of edges and table: 2 for the defaults, more with fewer edges
   // or ranges.
   int pass_blocks_per_sm = 2;
+  // With a sample of 8192 or 16384 keys: one block draws and sorts it (cub::BlockRadixSort, one
+  // launch); otherwise, or false: a drawing kernel and CUB's device-wide sort.
+  bool block_sample = false;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).
