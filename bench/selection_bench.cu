@@ -212,9 +212,11 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
 }
 
 // Sampled multiselection's variants beside its defaults (bench multi and multi-phases): the
-// first version's finish (CUB sort of all candidates, two host synchronisations), the
-// interleaved counting read, the one-block sample of 16384 keys, and both.
-std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_variants(bool with_default) {
+// first version (CUB sort of all candidates, two host synchronisations, its edges and 2 blocks
+// per SM; rows sampled-multi-sortfinish), the interleaved counting read, the one-block sample
+// of 16384 keys, and both.
+std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_variants(bool with_default,
+                                                                                       std::size_t ranks) {
   std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
   if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
   detail::SampledMultiParams p;
@@ -222,6 +224,8 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
   p.interleaved_count = false;
   p.block_sample = false;
   p.sample_size = 1 << 15;
+  p.edges = ranks <= 256 ? 4096 : 8192;  // the first version's parameters
+  p.pass_blocks_per_sm = 2;
   variants.emplace_back("sampled-multi-sortfinish", p);
   p = {};
   p.interleaved_count = true;
@@ -291,7 +295,7 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
           });
           g_rows.back().mismatches = mismatches;
         }
-        for (const auto& [name, params] : sampled_multi_variants(false)) {
+        for (const auto& [name, params] : sampled_multi_variants(false, count)) {
           if (!options.algorithms.empty() && !has(options.algorithms, "sampled-multi")) break;
           Row row{"multi", name, type_name(T{}), std::string(robustfit::data::to_string(dist)),
                   std::to_string(count) + " ranks", n, count};
@@ -381,7 +385,7 @@ void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
     const std::vector<std::size_t> ks = spaced_ranks(n, shape.count);
     std::vector<T> expected(shape.count), got(shape.count);
     gpu::kth_smallest_many(input.copies[0], n, ks.data(), shape.count, expected.data(), Algorithm::sort, workspace);
-    for (auto [finish, params] : sampled_multi_variants(true)) {
+    for (auto [finish, params] : sampled_multi_variants(true, shape.count)) {
       detail::SampledMultiPhases phases;
       params.phases = &phases;
       std::vector<std::string> names;

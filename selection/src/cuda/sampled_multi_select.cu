@@ -771,7 +771,9 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   timer.mark("plan");
 
   const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
-  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, std::clamp(params.pass_blocks_per_sm, 1, 8));
+  const int blocks_per_sm = params.pass_blocks_per_sm > 0 ? std::min(params.pass_blocks_per_sm, 8)
+                            : edges <= 2048 && bins <= 8192 ? 3 : 2;
+  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, blocks_per_sm);
   const auto count_kernel = params.interleaved_count ? count_buckets_interleaved<T> : count_buckets<T>;
   allow_shared(count_kernel, shared_bytes);
   unsigned* block_counts = nullptr;

@@ -46,9 +46,10 @@ struct SampledMultiParams {
   // loads of a thread's values in flight together); false: one search after another.
   bool interleaved_count = false;
   // Blocks per multiprocessor of the two passes (their grid). How many are resident at once
-  // depends on the shared memory of edges and table: 2 for the defaults, more with fewer edges
-  // or ranges.
-  int pass_blocks_per_sm = 2;
+  // depends on the shared memory of edges and table (float: 64 KB per block with 2048 edges and
+  // 8192 ranges, 3 fit; 88 KB with 4096 edges, 2 fit). 0: 3 with at most 2048 edges and 8192
+  // ranges, else 2 (the two settings measured, bench tune-multi).
+  int pass_blocks_per_sm = 0;
   // With a sample of 8192 or 16384 keys: one block draws and sorts it (cub::BlockRadixSort, one
   // launch); otherwise, or false: a drawing kernel and CUB's device-wide sort.
   bool block_sample = false;
@@ -58,9 +59,12 @@ struct SampledMultiParams {
   SampledMultiPhases* phases = nullptr;
 };
 
-// Edges for `ranks` ranks: 4096 (88-104 KB of shared memory per block of the passes), 8192 from
-// 257 ranks on (twice the shared memory, half the candidates: 1001 ranks stay below an eighth of n).
-inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 4096 : 8192; }
+// Edges for `ranks` ranks: 2048 (64-72 KB of shared memory per block of the passes, 3 blocks per
+// SM), 8192 from 257 ranks on (half the candidates per rank: 1001 ranks stay below an eighth of
+// n). H100, tune-multi (bench/results/SELECTION.md, 2026-11-26), float, 101 ranks: 2048 edges
+// with 3 blocks per SM 2.03 / 2.78 ms at 2^28 (uniform / normal) against 2.16 / 3.03 with 4096
+// edges and 2 blocks, 0.27 / 0.33 against 0.29 / 0.36 at 2^24.
+inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 2048 : 8192; }
 
 // out[i] = the ks[i]-th smallest of d_values (ks, out: host arrays of `count`; ranks < n, any
 // order, repeats allowed). Returns true, leaving `out` undefined, when the input holds a NaN.
