@@ -5,7 +5,7 @@
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
-//                         [--sections single,multi,batched,tune,tune-multi,tune-batched,tune-bracket]
+//                         [--sections single,multi,multi-phases,batched,tune,tune-multi,tune-batched,tune-bracket]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.)
 #include <cub/device/device_reduce.cuh>
@@ -21,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "list_options.hpp"
@@ -48,7 +49,8 @@ struct Options {
   std::string json;
   bool quick = false;
   int runs = 10;
-  std::vector<std::string> sections{"single", "multi", "batched", "tune", "tune-multi", "tune-batched", "tune-bracket"};
+  std::vector<std::string> sections{"single", "multi", "multi-phases", "batched", "tune", "tune-multi", "tune-batched",
+                                    "tune-bracket"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::string command;
@@ -209,6 +211,37 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
+// Sampled multiselection's variants beside its defaults (bench multi and multi-phases): the
+// first version (CUB sort of all candidates, two host synchronisations, its edges and 2 blocks
+// per SM; rows sampled-multi-sortfinish), the interleaved counting read, the one-block sample
+// of 16384 keys, and both.
+std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_variants(bool with_default,
+                                                                                       std::size_t ranks) {
+  std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
+  if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
+  detail::SampledMultiParams p;
+  p.segmented = false;
+  p.interleaved_count = false;
+  p.block_sample = false;
+  p.sample_size = 1 << 15;
+  p.edges = ranks <= 256 ? 4096 : 8192;  // the first version's parameters
+  p.pass_blocks_per_sm = 2;
+  variants.emplace_back("sampled-multi-sortfinish", p);
+  p = {};
+  p.interleaved_count = true;
+  p.block_sample = false;
+  p.sample_size = 1 << 15;
+  variants.emplace_back("sampled-multi-ilv", p);
+  p = {};
+  p.interleaved_count = false;
+  p.block_sample = true;
+  p.sample_size = 1 << 14;
+  variants.emplace_back("sampled-multi-bs", p);
+  p.interleaved_count = true;
+  variants.emplace_back("sampled-multi-ilv-bs", p);
+  return variants;
+}
+
 // `count` evenly spaced ranks of n (101: the percentiles), first and last included; up to 3
 // ranks, interior ones (2: the terciles, 3: the quartiles), where auto's per-rank choice would
 // otherwise answer min and max by one reduction each.
@@ -262,6 +295,20 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
           });
           g_rows.back().mismatches = mismatches;
         }
+        for (const auto& [name, params] : sampled_multi_variants(false, count)) {
+          if (!options.algorithms.empty() && !has(options.algorithms, "sampled-multi")) break;
+          Row row{"multi", name, type_name(T{}), std::string(robustfit::data::to_string(dist)),
+                  std::to_string(count) + " ranks", n, count};
+          row.floor_ms = floor;
+          int mismatches = 0;
+          time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), sort_ms, [&](std::size_t i) {
+            if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
+                                                     workspace, nullptr) ||
+                got != expected)
+              ++mismatches;
+          });
+          g_rows.back().mismatches = mismatches;
+        }
       }
       std::fprintf(stderr, "multi %s n=2^%d %s done\n", type_name(T{}), log_n,
                    std::string(robustfit::data::to_string(dist)).c_str());
@@ -269,11 +316,13 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
-// Sampled multiselection against its parameters: edges (bucket width), lookup-table ranges and
-// sample size, for 101 and 1001 ranks. Rows named sampled-multi-e<edges>-t<bins>-s<sample>.
+// Sampled multiselection against its parameters: edges (bucket width), lookup-table ranges,
+// resident blocks per multiprocessor of the two passes (the grid; how many fit depends on the
+// shared memory of edges and table) and the counting read, for 101 and 1001 ranks. Rows named
+// sampled-multi-e<edges>-t<bins>-b<blocks per SM>-<seq|ilv>.
 template <class T>
 void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
-  for (const int log_n : {24, 26, 28}) {
+  for (const int log_n : {24, 28}) {
     if (options.quick && log_n > 24) continue;
     const std::size_t n = std::size_t{1} << log_n;
     for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
@@ -281,32 +330,97 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
       RotatedInput<T> input(host);
       const double floor = floor_ms(input, options.runs);
       for (const std::size_t count : {101, 1001}) {
+        if (count == 1001 && log_n != 24) continue;
         const std::vector<std::size_t> ks = spaced_ranks(n, count);
         std::vector<T> expected(count), got(count);
         gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(), Algorithm::sort, workspace);
-        for (const int edges : {1024, 2048, 4096, 8192})
-          for (const int bins : {4096, 8192, 16384})
-            for (const int sample : {1 << 14, 1 << 15, 1 << 16}) {
-              if (sample < 4 * edges) continue;
-              detail::SampledMultiParams params;
-              params.edges = edges, params.table_bins = bins, params.sample_size = sample;
-              Row row{"tune", "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-s" +
-                                  std::to_string(sample),
-                      type_name(T{}), std::string(robustfit::data::to_string(dist)),
-                      std::to_string(count) + " ranks", n, count};
-              row.floor_ms = floor;
-              int mismatches = 0;
-              double no_baseline = 0;
-              time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
-                if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
-                                                         workspace, nullptr) ||
-                    got != expected)
-                  ++mismatches;
-              });
-              g_rows.back().mismatches = mismatches;
-            }
+        for (const int edges : {1024, 2048, 4096})
+          for (const int bins : {4096, 8192})
+            for (const int blocks : {2, 3, 4})
+              for (const bool interleaved : {false, true}) {
+                detail::SampledMultiParams params;
+                params.edges = edges, params.table_bins = bins, params.pass_blocks_per_sm = blocks;
+                params.interleaved_count = interleaved;
+                Row row{"tune", "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-b" +
+                                    std::to_string(blocks) + (interleaved ? "-ilv" : "-seq"),
+                        type_name(T{}), std::string(robustfit::data::to_string(dist)),
+                        std::to_string(count) + " ranks", n, count};
+                row.floor_ms = floor;
+                int mismatches = 0;
+                double no_baseline = 0;
+                time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
+                  if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
+                                                           workspace, nullptr) ||
+                      got != expected)
+                    ++mismatches;
+                });
+                g_rows.back().mismatches = mismatches;
+              }
       }
       std::fprintf(stderr, "tune-multi %s n=2^%d done\n", type_name(T{}), log_n);
+    }
+  }
+}
+
+// Sampled multiselection phase by phase (CUDA events between its phases, SampledMultiParams::
+// phases), the defaults and each variant: rows named <variant>/<phase>, median over the runs of
+// each phase; `<variant>/total` is the sum of the medians (events add a little to each call).
+template <class T>
+void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
+  struct Shape {
+    int log_n;
+    Distribution dist;
+    std::size_t count;
+  };
+  std::vector<Shape> shapes{{24, Distribution::uniform, 101}, {26, Distribution::uniform, 101},
+                            {26, Distribution::uniform, 1001}, {26, Distribution::normal, 101},
+                            {26, Distribution::few_huge, 101}, {26, Distribution::bucket_killer, 101},
+                            {28, Distribution::uniform, 101}};
+  if (options.quick) shapes.resize(1);
+  for (const Shape& shape : shapes) {
+    const std::size_t n = std::size_t{1} << shape.log_n;
+    const auto host = robustfit::data::make_distribution<T>(shape.dist, n, 7 + shape.log_n, 16);
+    RotatedInput<T> input(host);
+    const double floor = floor_ms(input, options.runs);
+    const std::vector<std::size_t> ks = spaced_ranks(n, shape.count);
+    std::vector<T> expected(shape.count), got(shape.count);
+    gpu::kth_smallest_many(input.copies[0], n, ks.data(), shape.count, expected.data(), Algorithm::sort, workspace);
+    for (auto [finish, params] : sampled_multi_variants(true, shape.count)) {
+      detail::SampledMultiPhases phases;
+      params.phases = &phases;
+      std::vector<std::string> names;
+      std::vector<std::vector<double>> times;
+      int mismatches = 0;
+      for (int r = 0; r < options.runs + 2; ++r) {
+        const bool nan = detail::sampled_multi_select_checked(input.copies[r % input.copies.size()], n, ks.data(),
+                                                              shape.count, got.data(), params, workspace, nullptr);
+        if (nan || got != expected) ++mismatches;
+        if (r < 2) continue;  // warm-up
+        if (names.empty()) {
+          names = phases.names;
+          times.resize(names.size());
+        }
+        for (std::size_t p = 0; p < names.size() && p < phases.ms.size(); ++p) times[p].push_back(phases.ms[p]);
+      }
+      double total = 0;
+      for (std::size_t p = 0; p <= names.size(); ++p) {
+        double median = total;
+        if (p < names.size()) {
+          std::sort(times[p].begin(), times[p].end());
+          median = times[p].empty() ? 0 : times[p][times[p].size() / 2];
+          total += median;
+        }
+        Row row{"phases", finish + "/" + (p < names.size() ? names[p] : std::string("total")), type_name(T{}),
+                std::string(robustfit::data::to_string(shape.dist)), std::to_string(shape.count) + " ranks", n,
+                shape.count};
+        row.median_ms = row.min_ms = row.max_ms = median;
+        row.floor_ms = floor;
+        row.mismatches = p == names.size() ? mismatches : 0;
+        g_rows.push_back(row);
+        std::fprintf(stderr, "phases %s 2^%d %s %zu ranks %s: %.4f ms\n", type_name(T{}), shape.log_n,
+                     std::string(robustfit::data::to_string(shape.dist)).c_str(), shape.count, row.algorithm.c_str(),
+                     median);
+      }
     }
   }
 }
@@ -622,6 +736,7 @@ template <class T>
 void run_sections(const Options& options, gpu::Workspace& workspace) {
   if (has(options.sections, "single")) bench_single<T>(options, workspace);
   if (has(options.sections, "multi")) bench_multi<T>(options, workspace);
+  if (has(options.sections, "multi-phases")) bench_multi_phases<T>(options, workspace);
   if (has(options.sections, "batched")) bench_batched<T>(options, workspace);
   if (has(options.sections, "tune")) bench_tune<T>(options, workspace);
   if (has(options.sections, "tune-multi")) bench_tune_multi<T>(options, workspace);

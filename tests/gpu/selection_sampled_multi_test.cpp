@@ -33,15 +33,29 @@ struct Case {
   detail::SampledMultiParams params;
 };
 
-// Defaults; always the fallback; one edge (three buckets: everything is a candidate); a table
-// of one range (binary search over all edges); a tiny sample (most ranks far from an edge); the
-// largest edge set and table (the most shared memory per block).
+// Defaults (the segmented finish); always the fallback; one edge (three buckets: everything is
+// a candidate, many ranks share a bucket, segments of half the input); a table of one range
+// (binary search over all edges); a tiny sample (most ranks far from an edge); the largest edge
+// set and table (the most shared memory per block); the first version's finish (CUB sort of
+// all candidates); a one-key candidate buffer (the segmented finish's second compaction); one
+// edge with a one-key buffer and the sort finish; the interleaved counting read (with 13 search
+// steps over a one-range table, and with three edges); the one-block samples (16384 and 8192
+// keys), the latter with three blocks per multiprocessor.
 const Case kCases[] = {{"default", {}},
                        {"forced fallback", {1 << 15, 4096, 8192, -1.0}},
                        {"one edge", {1 << 15, 1, 8192, 2.0}},
                        {"one-range table", {1 << 12, 4096, 1, 2.0}},
                        {"tiny sample", {7, 3, 2, 2.0}},
-                       {"largest tables", {1 << 15, 8192, 16384, 2.0}}};
+                       {"largest tables", {1 << 15, 8192, 16384, 2.0}},
+                       {"sort finish", {1 << 15, 0, 8192, 0.5, false}},
+                       {"retry", {1 << 15, 0, 8192, 0.5, true, 1}},
+                       {"one edge, retry", {1 << 15, 1, 8192, 2.0, true, 1}},
+                       {"one edge, sort finish", {1 << 15, 1, 8192, 2.0, false}},
+                       {"interleaved count", {1 << 15, 0, 8192, 0.5, true, -1, true}},
+                       {"interleaved, one-range table", {1 << 12, 4096, 1, 2.0, true, -1, true}},
+                       {"interleaved, tiny sample", {7, 3, 2, 2.0, true, -1, true}},
+                       {"block sample", {1 << 14, 0, 8192, 0.5, true, -1, false, 2, true}},
+                       {"block sample 8192, interleaved, 3 blocks", {1 << 13, 2048, 4096, 0.5, true, -1, true, 3, true}}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -93,28 +107,107 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
   }
 }
 
-const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4], &kCases[5]};
+const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4],  &kCases[5], &kCases[6],
+                            &kCases[7], &kCases[8], &kCases[9], &kCases[10], &kCases[11], &kCases[12],
+                            &kCases[13], &kCases[14]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
-               {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5]});
+               {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
+                kAll[11], kAll[12], kAll[13], kAll[14]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
-                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5]});
+                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
+                kAll[11], kAll[12], kAll[13], kAll[14]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1]});
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1]});
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14]});
+}
+
+// Many ranks in one bucket (1001 consecutive ranks around the median: one or two buckets, each
+// selected by many blocks) and huge segments (one edge: about half of 2^22 + 3 values per
+// bucket, one block selecting in each), on both finishes.
+template <class T>
+void expect_crowded_and_huge_buckets() {
+  gpu::Workspace workspace;
+  const std::size_t n = (std::size_t{1} << 22) + 3;
+  for (const Distribution d : {Distribution::uniform, Distribution::normal, Distribution::few_huge}) {
+    const auto values = robustfit::data::make_distribution<T>(d, n, 77);
+    std::vector<T> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    DeviceVector<T> device(values);
+    std::vector<std::size_t> crowded(1001);
+    for (std::size_t i = 0; i < crowded.size(); ++i) crowded[i] = n / 2 - 500 + i;
+    const std::vector<std::size_t> spread{0, 1, n / 7, n / 2 - 1, n / 2, n / 2 + 1, n - 2, n - 1, 12345, n / 3, n / 2};
+    for (const Case* c : {&kCases[0], &kCases[6], &kCases[2], &kCases[8], &kCases[9], &kCases[10], &kCases[13]}) {
+      const std::vector<std::size_t>* lists[] = {&crowded, &spread};
+      for (const std::vector<std::size_t>* ks : lists) {
+        std::vector<T> got(ks->size());
+        ASSERT_FALSE(detail::sampled_multi_select_checked<T>(device.get(), n, ks->data(), ks->size(), got.data(),
+                                                             c->params, workspace, nullptr));
+        for (std::size_t i = 0; i < ks->size(); ++i)
+          ASSERT_EQ(got[i], sorted[(*ks)[i]]) << robustfit::data::to_string(d) << " (" << c->name << ") k=" << (*ks)[i];
+      }
+    }
+  }
+}
+
+TEST(GpuSampledMulti, CrowdedAndHugeBucketsFloat) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_crowded_and_huge_buckets<float>();
+}
+
+TEST(GpuSampledMulti, CrowdedAndHugeBucketsDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_crowded_and_huge_buckets<double>();
+}
+
+// ±0 and ties across bucket edges: values drawn from {-0, +0, ±1, ±1e30, ±inf, smallest
+// subnormal} and a uniform background, so equal values and -0/+0 meet the open buckets' radix
+// finish as well as the equality buckets; the answer must compare equal to sort's.
+template <class T>
+void expect_signed_zeros_and_specials() {
+  gpu::Workspace workspace;
+  const std::size_t n = std::size_t{1} << 21;
+  std::mt19937_64 rng(3);
+  const T specials[] = {T(-0.0), T(0.0), T(1), T(-1), T(1e30), T(-1e30), std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(), std::numeric_limits<T>::denorm_min()};
+  std::vector<T> values(n);
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = i % 3 == 0 ? specials[rng() % 9] : static_cast<T>(uniform(rng));
+  std::vector<T> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  DeviceVector<T> device(values);
+  std::vector<std::size_t> ks(401);
+  for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 400;
+  for (const Case* c : {&kCases[0], &kCases[6], &kCases[7], &kCases[4], &kCases[10], &kCases[12], &kCases[14]}) {
+    std::vector<T> got(ks.size());
+    ASSERT_FALSE(detail::sampled_multi_select_checked<T>(device.get(), n, ks.data(), ks.size(), got.data(), c->params,
+                                                         workspace, nullptr));
+    for (std::size_t i = 0; i < ks.size(); ++i) ASSERT_EQ(got[i], sorted[ks[i]]) << c->name << " k=" << ks[i];
+  }
+}
+
+TEST(GpuSampledMulti, SignedZerosAndSpecialsFloat) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_signed_zeros_and_specials<float>();
+}
+
+TEST(GpuSampledMulti, SignedZerosAndSpecialsDouble) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_signed_zeros_and_specials<double>();
 }
 
 TEST(GpuSampledMulti, AutoAndOneRankAgreeWithSort) {

@@ -68,6 +68,11 @@ void expect_lookup_matches_upper_bound(const std::vector<Key>& edges, int bins, 
     ASSERT_EQ(sampled::is_equality_bucket(bucket), on_edge) << key;
     if (on_edge) {
       ASSERT_EQ(edges[sampled::edge_of_equality_bucket(bucket)], key);
+    } else {
+      ASSERT_EQ(bucket, 2 * below) << key;
+      // the segmented finish selects among key - bucket_low(bucket), up to bucket_high(bucket)
+      ASSERT_LE(t.view.bucket_low(bucket), key) << key;
+      ASSERT_GE(t.view.bucket_high(bucket), key) << key;
     }
     ASSERT_GE(bucket, previous_bucket) << "buckets must follow the key order";
     ASSERT_LT(bucket, t.view.buckets());

@@ -92,9 +92,24 @@ struct EdgeTable {
     return lo;
   }
 
+  // An edge of a lower range is below the key (range_of is monotone), so only an edge of the
+  // key's own range can equal it: keys of a range without edges ≤ them need no edge load.
   ROBUSTFIT_HOST_DEVICE int bucket_of(Key key) const {
-    const int below = edges_at_or_below(key);
-    return below > 0 && edges[below - 1] == key ? 2 * below - 1 : 2 * below;
+    const unsigned entry = ranges[range_of(key, base, shift, bins)];
+    const int first = range_first(entry);
+    int lo = first, hi = range_end(entry);
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (edges[mid] <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > first && edges[lo - 1] == key ? 2 * lo - 1 : 2 * lo;
+  }
+
+  // The smallest and largest key of open bucket `bucket` (even): [low, high].
+  ROBUSTFIT_HOST_DEVICE Key bucket_low(int bucket) const { return bucket == 0 ? Key{0} : edges[bucket / 2 - 1] + 1; }
+  ROBUSTFIT_HOST_DEVICE Key bucket_high(int bucket) const {
+    return bucket / 2 < count ? edges[bucket / 2] - 1 : ~Key{0};
   }
 
   ROBUSTFIT_HOST_DEVICE int buckets() const { return 2 * count + 1; }

@@ -12,26 +12,40 @@
 //  4. One block: prefix sums of the counts give each rank its bucket. A rank in an equality
 //     bucket is that bucket's edge: heavy ties end here. Open buckets holding a rank are
 //     active; prefix sums of their counts place them in the candidate buffer.
-//  5. The host reads the NaN and candidate counts (the one synchronisation before the end).
-//     More candidates than max_candidate_fraction of n (edges that could not split the input):
-//     one sort of the whole input instead. Exact either way.
-//  6. Compacting read: the values of active buckets are appended to the candidate buffer
-//     (warp-aggregated atomics), in any order. A value whose table range holds no active
-//     bucket (most of them, for a few hundred ranks) is skipped without the binary search.
-//  7. CUB sorts the candidates. Active buckets are disjoint key intervals, so the sorted buffer
-//     is their sorted union: rank k of bucket b sits at k - before[b] + active_before[b].
-//  8. One gather writes every answer; one copy brings them to the host.
-// Per call: 2 host synchronisations, 3 copies, 6 kernels of its own and CUB's two radix sorts
-// (sample, candidates; each a handful of launches).
-// Extra memory: the candidates twice (≈ count · n / E values each), S sample keys twice, and a
-// plan of a few hundred KB.
+//  5. Segmented finish (default): the candidate buffer was sized before the call from the
+//     ranks and edges; each active bucket's segment starts at the prefix sum of the active
+//     counts before it, and within it each block of the passes has its place: the counting
+//     read also stored every block's counts, and one launch sums them down the active columns.
+//  6. Compacting read: the keys of active buckets are written into their bucket's segment at
+//     the block's place plus a shared-memory counter (no global atomics). A value whose table
+//     range holds no active bucket (most of them, for a few hundred ranks) is skipped without
+//     the binary search.
+//  7. One launch, a block per rank not answered by an edge: radix select of the rank within its
+//     segment by 11-bit digits of key - the bucket's lowest key (only the digits of the
+//     bucket's key span), rescanning the segment, which sits in L2, once per digit.
+//  8. One copy of the answers and the counts, the call's one host synchronisation. A NaN count
+//     means NaN; more candidates than max_candidate_fraction of n (edges that could not split
+//     the input): one sort of the whole input instead; more than the buffer held (the kernels
+//     of 6 and 7 did nothing): a buffer of the right size and 6, 7 again. Exact either way.
+// Sort finish (SampledMultiParams::segmented = false, the first version, kept to compare): the
+// host reads the counts after step 4 (a second synchronisation), the compaction appends the
+// values in any order, CUB sorts them (active buckets are disjoint key intervals, so rank k of
+// bucket b sits at k - before[b] + active_before[b]) and one gather picks the answers.
+// Per call (segmented): 1 host synchronisation, 3 copies, 7 kernels of its own and CUB's radix
+// sort of the sample.
+// Extra memory: the candidate buffer (1.5 n / edges keys per rank + 2^16, or the count when
+// more), S sample keys twice, and a plan of a few hundred KB.
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "algorithms.cuh"
+#include "batched_digit.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
 #include "launch_shape.cuh"
@@ -53,7 +67,6 @@ constexpr int kPlanThreads = 1024;
 constexpr int kPlanItems = kMaxEdges / kPlanThreads;
 constexpr int kLocateItems = (kMaxBuckets + 1 + kPlanThreads - 1) / kPlanThreads;  // buckets + the end
 constexpr int kPassThreads = 512;
-constexpr int kPassBlocksPerSm = 2;  // 88-208 KB of shared memory per block: 1 or 2 fit
 constexpr unsigned long long kEqualityAnswer = ~0ull;  // position of a rank answered by its edge
 
 template <class Key>
@@ -62,7 +75,9 @@ struct Plan {
   unsigned ranges[kMaxBins];                         // the lookup table (sampled_multi_buckets.hpp)
   Key base;
   int shift, count, bins;
-  unsigned long long cursor;                         // the compaction's write position
+  int search_steps;                                  // binary-search steps for the most edges in one range
+  unsigned long long cursor;                         // the compaction's write position (sort finish)
+  unsigned long long capacity;                       // the candidate buffer's size, this call
   unsigned long long counts[kMaxBuckets];
   unsigned long long before[kMaxBuckets + 1];        // values in lower buckets
   unsigned long long active_before[kMaxBuckets + 1]; // values in lower active buckets
@@ -79,6 +94,28 @@ __global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_s
                             typename KeyTraits<T>::Key* __restrict__ sample) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < sample_size) sample[i] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(i) + 1) % n]);
+}
+
+// Step 1 in one block (SampledMultiParams::block_sample): draw 1024 * kItems keys at the same
+// positions as draw_sample, sort them in shared memory (cub::BlockRadixSort) and store them
+// sorted: one launch instead of draw_sample and CUB's device-wide sort (a handful of launches).
+constexpr int kSampleThreads = 1024;
+template <class T, int kItems>
+using BlockSampleSort = cub::BlockRadixSort<typename KeyTraits<T>::Key, kSampleThreads, kItems>;
+
+template <class T, int kItems>
+__global__ __launch_bounds__(kSampleThreads) void sample_in_block(const T* __restrict__ x, std::size_t n,
+                                                                 typename KeyTraits<T>::Key* __restrict__ sorted) {
+  using Key = typename KeyTraits<T>::Key;
+  extern __shared__ __align__(16) unsigned char shared[];
+  auto& temp = *reinterpret_cast<typename BlockSampleSort<T, kItems>::TempStorage*>(shared);
+  Key keys[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    keys[j] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(threadIdx.x) * kItems + j + 1) % n]);
+  BlockSampleSort<T, kItems>(temp).Sort(keys);  // blocked: thread t holds sample ranks t * kItems ...
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) sorted[threadIdx.x * kItems + j] = keys[j];
 }
 
 // Step 2 (one block): distinct edges from the sorted sample, the lookup table, zeroed counters.
@@ -121,10 +158,28 @@ __global__ __launch_bounds__(kPlanThreads) void plan_edges(const Key* __restrict
     status->candidates = 0;
   }
   __syncthreads();
-  for (int r = threadIdx.x; r <= bins; r += blockDim.x)
-    first[r] = static_cast<unsigned short>(sampled::table_entry(plan->edges, count, base, shift, bins, r));
+  // first[r] = table_entry(r), the first edge whose range is >= r: edge j writes the ranges after
+  // its predecessor's up to its own, the ranges after the last edge's get `count` (each entry
+  // written once, no search).
+  for (int j = threadIdx.x; j < count; j += blockDim.x) {
+    const int own = sampled::range_of(plan->edges[j], base, shift, bins);
+    const int previous = j == 0 ? -1 : sampled::range_of(plan->edges[j - 1], base, shift, bins);
+    for (int r = previous + 1; r <= own; ++r) first[r] = static_cast<unsigned short>(j);
+  }
+  const int last = sampled::range_of(plan->edges[count - 1], base, shift, bins);
+  for (int r = last + 1 + threadIdx.x; r <= bins; r += blockDim.x) first[r] = static_cast<unsigned short>(count);
   __syncthreads();
-  for (int r = threadIdx.x; r < bins; r += blockDim.x) plan->ranges[r] = sampled::pack_range(first[r], first[r + 1]);
+  __shared__ int most;
+  if (threadIdx.x == 0) most = 0;
+  __syncthreads();
+  int mine = 0;
+  for (int r = threadIdx.x; r < bins; r += blockDim.x) {
+    plan->ranges[r] = sampled::pack_range(first[r], first[r + 1]);
+    mine = max(mine, first[r + 1] - first[r]);
+  }
+  atomicMax(&most, mine);
+  __syncthreads();
+  if (threadIdx.x == 0) plan->search_steps = 32 - __clz(most);  // a search over c edges: bit_width(c) steps
   for (int b = threadIdx.x; b < 2 * count + 1; b += blockDim.x) plan->counts[b] = 0;
 }
 
@@ -213,9 +268,13 @@ __device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit)
 }
 
 // Step 3: the counting read.
+// With `block_counts`, each block also stores its own counts (row blockIdx.x of a grid x buckets
+// matrix): the segmented compaction, whose block j reads the same values as block j here, then
+// knows where each of its keys goes without a global atomic.
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restrict__ x, std::size_t n, int max_edges,
-                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status) {
+                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status,
+                                                             unsigned* __restrict__ block_counts) {
   using Key = typename KeyTraits<T>::Key;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
@@ -247,6 +306,80 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
   seed::flush_counts(counters, buckets, plan->counts);
+  if (block_counts)
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
+}
+
+// Step 3, interleaved (SampledMultiParams::interleaved_count): the same counts, with the binary
+// searches of a thread's values advanced together, a fixed number of steps (the plan's most
+// edges in one range), so that their shared-memory loads are in flight at once instead of one
+// dependent chain per value; the search remembers whether the last edge it passed equals the
+// key, which saves the equality check's load.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const T* __restrict__ x, std::size_t n,
+                                                                         int max_edges,
+                                                                         Plan<typename KeyTraits<T>::Key>* plan,
+                                                                         Status* status,
+                                                                         unsigned* __restrict__ block_counts) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kItems = kStepItems<T>;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
+  const EdgeTable<Key> table = load_table(plan, memory.edges, memory.ranges);
+  const Key* edges = table.edges;
+  const int steps = plan->search_steps;
+  unsigned* counters = memory.per_bucket;
+  const int buckets = table.buckets();
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
+  __syncthreads();
+  unsigned nans = 0;
+  int run_bucket = 0;
+  unsigned run = 0;
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+    Key keys[kItems];
+    unsigned window[kItems];  // the search's [lo, hi): lo | hi << 16, as the table packs a range
+    unsigned equal = 0;       // bit u: the last edge the search passed for value u equals it
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) {
+      keys[u] = KeyTraits<T>::to_key(values[u]);
+      if (valid >> u & 1u) nans += values[u] != values[u];
+      window[u] = table.ranges[sampled::range_of(keys[u], table.base, table.shift, table.bins)];
+    }
+    for (int step = 0; step < steps; ++step) {
+#pragma unroll
+      for (int u = 0; u < kItems; ++u) {
+        const unsigned lo = window[u] & 0xffffu, hi = window[u] >> 16;
+        if (lo < hi) {
+          const unsigned mid = (lo + hi) / 2;
+          const Key edge = edges[mid];
+          if (edge <= keys[u]) {
+            window[u] = (mid + 1) | hi << 16;
+            equal = (equal & ~(1u << u)) | unsigned(edge == keys[u]) << u;
+          } else {
+            window[u] = lo | mid << 16;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kItems; ++u)
+      if (valid >> u & 1u) {
+        const int lo = static_cast<int>(window[u] & 0xffffu);
+        const int bucket = (equal >> u & 1u) ? 2 * lo - 1 : 2 * lo;
+        if (bucket != run_bucket) {
+          if (run != 0) atomicAdd(&counters[run_bucket], run);
+          run_bucket = bucket;
+          run = 0;
+        }
+        ++run;
+      }
+  });
+  if (run != 0) atomicAdd(&counters[run_bucket], run);
+  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
+  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+  seed::flush_counts(counters, buckets, plan->counts);
+  if (block_counts)
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
 }
 
 // Exclusive prefix sums of `values(b)` for b < buckets into out[0..buckets] (one block of
@@ -280,11 +413,14 @@ __device__ int bucket_of_rank(const unsigned long long* before, int buckets, std
 }
 
 // Step 4 (one block): each rank's bucket, the active buckets and each rank's place.
+// With `segmented`, a rank's position is its bucket (the finish finds the rest in the plan);
+// `capacity` is the candidate buffer's size.
 template <class T>
 __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* __restrict__ ks, std::size_t count,
                                                             Plan<typename KeyTraits<T>::Key>* plan, Status* status,
                                                             unsigned long long* __restrict__ positions,
-                                                            T* __restrict__ out) {
+                                                            T* __restrict__ out, bool segmented,
+                                                            unsigned long long capacity) {
   const int buckets = 2 * plan->count + 1;
   block_prefix_sums(buckets, [plan](int b) { return plan->counts[b]; }, plan->before);
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->active[b] = 0;
@@ -297,7 +433,10 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
   __syncthreads();
   const unsigned long long candidates = block_prefix_sums(
       buckets, [plan](int b) { return plan->active[b] ? plan->counts[b] : 0ull; }, plan->active_before);
-  if (threadIdx.x == 0) status->candidates = candidates;
+  if (threadIdx.x == 0) {
+    status->candidates = candidates;
+    plan->capacity = capacity;
+  }
   // Range r holds buckets 2 first .. 2 end (its edges: [first, end)); an active bucket holds at
   // least one value.
   for (int r = threadIdx.x; r < plan->bins; r += blockDim.x) {
@@ -311,7 +450,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
     if (sampled::is_equality_bucket(b)) {
       out[i] = KeyTraits<T>::from_key(plan->edges[sampled::edge_of_equality_bucket(b)]);
       positions[i] = kEqualityAnswer;
-    } else {
+    } else if (!segmented) {
       positions[i] = k - plan->before[b] + plan->active_before[b];
     }
   }
@@ -355,6 +494,157 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   });
 }
 
+// Step 5, segmented (a block per rank not answered by an edge): where each block of the passes
+// writes its keys of the rank's bucket: the segment's start plus the counts of the blocks
+// before it (exclusive prefix sums down one column of the per-block counts). Ranks in one
+// bucket write the same numbers; a rank repeating its predecessor's bucket skips.
+constexpr int kPlaceThreads = 256;
+template <class Key>
+__global__ __launch_bounds__(kPlaceThreads) void place_blocks(const Plan<Key>* plan, const Status* status,
+                                                             const unsigned long long* __restrict__ positions,
+                                                             std::size_t count, const unsigned* __restrict__ block_counts,
+                                                             int blocks, unsigned long long* __restrict__ block_offsets) {
+  using Scan = cub::BlockScan<unsigned long long, kPlaceThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  if (status->candidates > plan->capacity) return;
+  const int buckets = 2 * plan->count + 1;
+  for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const unsigned long long position = positions[i];
+    if (position == kEqualityAnswer || (i > 0 && positions[i - 1] == position)) continue;  // block-uniform
+    const int b = static_cast<int>(position);
+    unsigned long long carry = plan->active_before[b];
+    for (int first = 0; first < blocks; first += kPlaceThreads) {
+      const int j = first + threadIdx.x;
+      const unsigned long long mine = j < blocks ? block_counts[std::size_t(j) * buckets + b] : 0ull;
+      unsigned long long before = 0, total = 0;
+      Scan(temp).ExclusiveSum(mine, before, total);
+      if (j < blocks) block_offsets[std::size_t(j) * buckets + b] = carry + before;
+      carry += total;
+      __syncthreads();  // temp is reused
+    }
+  }
+}
+
+// Step 6, segmented: the compacting read writes each active bucket's keys into its own segment,
+// at the block's offset (place_blocks) plus a shared-memory counter: no global atomics (one
+// cursor for the whole buffer, or one per bucket, serialised the first versions on the L2).
+// Skipped when the candidates do not fit this call's buffer: the host sees the count and
+// retries or sorts.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __restrict__ x, std::size_t n, int max_edges,
+                                                                const Plan<typename KeyTraits<T>::Key>* plan,
+                                                                const Status* status,
+                                                                const unsigned long long* __restrict__ block_offsets,
+                                                                typename KeyTraits<T>::Key* __restrict__ candidates) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr unsigned kInactive = ~0u;
+  const unsigned long long capacity = plan->capacity;
+  // Every rank answered by an edge (ties: all equal, few distinct values): no second read.
+  if (status->candidates == 0 || status->candidates > capacity) return;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const PassShared<Key> memory(shared, max_edges, plan->bins);
+  const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
+  unsigned* written = memory.per_bucket;  // per active bucket: this block's keys so far
+  unsigned char* range_active = memory.per_range;
+  const int buckets = edges.buckets();
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) written[b] = plan->active[b] ? 0u : kInactive;
+  for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
+  __syncthreads();
+  const unsigned long long* offsets = block_offsets + std::size_t{blockIdx.x} * buckets;
+  visit_input(x, n, [&](const T* values, unsigned valid) {
+#pragma unroll
+    for (int u = 0; u < kStepItems<T>; ++u)
+      if (valid >> u & 1u) {
+        const Key key = KeyTraits<T>::to_key(values[u]);
+        if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)]) {
+          const int b = edges.bucket_of(key);
+          if (written[b] != kInactive) {
+            const unsigned long long position = offsets[b] + atomicAdd(&written[b], 1u);
+            if (position < capacity) candidates[position] = key;
+          }
+        }
+      }
+  });
+}
+
+constexpr int kSelectThreads = 1024;
+constexpr int kDigitBits = 11;
+constexpr int kDigitBins = 1 << kDigitBits;
+
+template <class Key>
+__device__ __forceinline__ int bit_width(Key v) {
+  if constexpr (sizeof(Key) == 8) return v == 0 ? 0 : 64 - __clzll(static_cast<long long>(v));
+  else return v == 0 ? 0 : 32 - __clz(static_cast<int>(v));
+}
+
+// v >> s, 0 for shifts of the whole key or more.
+template <class Key>
+__device__ __forceinline__ Key shift_right(Key v, int s) {
+  return s >= static_cast<int>(sizeof(Key) * 8) ? Key{0} : v >> s;
+}
+
+// Step 7, segmented (one launch): a block per rank not answered by an edge selects its rank
+// within its bucket's segment by 11-bit MSD digits of key - the bucket's lowest key, rescanning
+// the segment (which the compaction just wrote: it sits in L2) once per digit; only digits
+// within the bucket's key span are looked at (a bucket of ~n/4096 uniform floats spans about
+// 2^11-2^20 keys: 1 or 2 digits; doubles 3-4 of 6).
+template <class T>
+__global__ __launch_bounds__(kSelectThreads) void select_in_segments(
+    const typename KeyTraits<T>::Key* __restrict__ candidates, const std::size_t* __restrict__ ks, std::size_t count,
+    const Plan<typename KeyTraits<T>::Key>* plan, const Status* status,
+    const unsigned long long* __restrict__ positions, T* __restrict__ out) {
+  using Key = typename KeyTraits<T>::Key;
+  __shared__ unsigned hist[kDigitBins];
+  __shared__ typename DigitScan<kSelectThreads>::TempStorage scan;
+  __shared__ unsigned digit_found;
+  __shared__ unsigned long long rank_found;
+  if (status->candidates > plan->capacity) return;
+  const EdgeTable<Key> table{plan->edges, plan->ranges, plan->base, plan->shift, plan->count, plan->bins};
+  for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const unsigned long long position = positions[i];
+    if (position == kEqualityAnswer) continue;  // block-uniform
+    const int b = static_cast<int>(position);
+    const Key* segment = candidates + plan->active_before[b];
+    const unsigned long long length = plan->counts[b];
+    unsigned long long rank = ks[i] - plan->before[b];
+    const Key low = table.bucket_low(b);
+    Key known = 0;  // the digits found: rel >> top == known for the keys still in the running
+    for (int top = bit_width<Key>(table.bucket_high(b) - low); top > 0;) {
+      const int width = min(kDigitBits, top), shift = top - width;
+      const Key mask = (Key{1} << width) - 1;
+      for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
+      __syncthreads();
+#pragma unroll 4
+      for (unsigned long long j = threadIdx.x; j < length; j += kSelectThreads) {
+        const Key rel = segment[j] - low;
+        if (shift_right(rel, top) == known) atomicAdd(&hist[static_cast<unsigned>((rel >> shift) & mask)], 1u);
+      }
+      __syncthreads();
+      unsigned counts[kDigitBins / kSelectThreads];
+#pragma unroll
+      for (int j = 0; j < kDigitBins / kSelectThreads; ++j) counts[j] = hist[threadIdx.x * (kDigitBins / kSelectThreads) + j];
+      unsigned long long in_bin = 0;
+      const int bin = bin_of_rank<kDigitBins, kSelectThreads>(counts, rank, scan, in_bin);
+      if (bin >= 0) {
+        digit_found = static_cast<unsigned>(bin);
+        rank_found = in_bin;
+      }
+      __syncthreads();
+      known = (known << width) | Key(digit_found);
+      rank = rank_found;
+      top = shift;
+      __syncthreads();  // digit_found and hist are rewritten by the next digit
+    }
+    if (threadIdx.x == 0) out[i] = KeyTraits<T>::from_key(low + known);
+  }
+}
+
+// The retry after a too small candidate buffer: its new size.
+template <class Key>
+__global__ void set_capacity(Plan<Key>* plan, unsigned long long capacity) {
+  plan->capacity = capacity;
+}
+
 // Step 8: the ranks not answered by an edge, from the sorted candidates.
 template <class T>
 __global__ void gather_answers(const T* __restrict__ sorted, const unsigned long long* __restrict__ positions,
@@ -376,6 +666,55 @@ void allow_shared(Kernel kernel, std::size_t bytes) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 
+template <class T, int kItems>
+void launch_sample_in_block(const T* d_values, std::size_t n, typename KeyTraits<T>::Key* sorted, cudaStream_t stream) {
+  const std::size_t bytes = sizeof(typename BlockSampleSort<T, kItems>::TempStorage);
+  allow_shared(sample_in_block<T, kItems>, bytes);
+  sample_in_block<T, kItems><<<1, kSampleThreads, bytes, stream>>>(d_values, n, sorted);
+  CUDA_CHECK_LAUNCH();
+}
+
+// Events between the phases of one call, when SampledMultiParams::phases asks for them.
+class PhaseTimer {
+ public:
+  PhaseTimer(SampledMultiPhases* phases, cudaStream_t stream) : phases_(phases), stream_(stream) {
+    if (phases_) mark("");
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+  ~PhaseTimer() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  // The work enqueued since the previous mark is phase `name`.
+  void mark(const char* name) {
+    if (!phases_) return;
+    cudaEvent_t e;
+    CUDA_CHECK(cudaEventCreate(&e));
+    events_.push_back(e);
+    names_.emplace_back(name);
+    CUDA_CHECK(cudaEventRecord(e, stream_));
+  }
+  // After the call's last synchronisation.
+  void report() {
+    if (!phases_) return;
+    phases_->names.clear();
+    phases_->ms.clear();
+    for (std::size_t i = 1; i < events_.size(); ++i) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventSynchronize(events_[i]));
+      CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i - 1], events_[i]));
+      phases_->names.push_back(names_[i]);
+      phases_->ms.push_back(ms);
+    }
+  }
+
+ private:
+  SampledMultiPhases* phases_;
+  cudaStream_t stream_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<std::string> names_;
+};
+
 }  // namespace
 
 template <class T>
@@ -384,6 +723,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                                   cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
   if (count == 0) return false;
+  PhaseTimer timer(params.phases, stream);
   const int sample_size = std::max(1, params.sample_size);
   const int edges = std::clamp(params.edges == 0 ? default_edges(count) : params.edges, 1, std::min(kMaxEdges, sample_size));
   const int bins = std::clamp(params.table_bins, 1, kMaxBins);
@@ -398,28 +738,108 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   auto* positions = workspace.device_as<unsigned long long>(kSampledMultiPositions, count);
   T* d_out = workspace.device_as<T>(kSampledMultiOut, count);
   T* h_out = workspace.host_as<T>(kSampledMultiOut, count);
+  const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
+  // The segmented finish's buffer, sized before the counts are known (one synchronisation per
+  // call): the wanted buckets hold ~ (1 + 1/8) n / edges values each (a rank lands in a large
+  // bucket more often than in a small one; 8 sample keys per bucket), so 1.5 n / edges per rank
+  // rarely overflows; an overflow costs a second compaction.
+  unsigned long long capacity = 0;
+  Key* candidate_keys = nullptr;
+  if (params.segmented) {
+    const double guess = params.initial_capacity >= 0
+                             ? static_cast<double>(params.initial_capacity)
+                             : 1.5 * static_cast<double>(count) * (static_cast<double>(n) / edges) + 65536.0;
+    capacity = static_cast<unsigned long long>(std::max(0.0, std::min({guess, max_candidates, static_cast<double>(n)})));
+    candidate_keys = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
+  }
   std::copy(ks, ks + count, h_ranks);
   CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
+  timer.mark("ranks in");
 
-  draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
-  CUDA_CHECK_LAUNCH();
-  sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  if (params.block_sample && sample_size == kSampleThreads * 16) {
+    launch_sample_in_block<T, 16>(d_values, n, sorted_sample, stream);
+  } else if (params.block_sample && sample_size == kSampleThreads * 8) {
+    launch_sample_in_block<T, 8>(d_values, n, sorted_sample, stream);
+  } else {
+    draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
+    CUDA_CHECK_LAUNCH();
+    sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  }
+  timer.mark("sample");
   plan_edges<Key><<<1, kPlanThreads, 0, stream>>>(sorted_sample, sample_size, edges, bins, plan, d_status);
   CUDA_CHECK_LAUNCH();
+  timer.mark("plan");
 
   const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
-  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, kPassBlocksPerSm);
-  allow_shared(count_buckets<T>, shared_bytes);
-  count_buckets<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status);
+  const int blocks_per_sm = params.pass_blocks_per_sm > 0 ? std::min(params.pass_blocks_per_sm, 8)
+                            : edges <= 2048 && bins <= 8192 ? 3 : 2;
+  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, blocks_per_sm);
+  const auto count_kernel = params.interleaved_count ? count_buckets_interleaved<T> : count_buckets<T>;
+  allow_shared(count_kernel, shared_bytes);
+  unsigned* block_counts = nullptr;
+  unsigned long long* block_offsets = nullptr;
+  if (params.segmented) {
+    block_counts = workspace.device_as<unsigned>(kSampledMultiBlockCounts, std::size_t{grid} * (2 * edges + 1));
+    block_offsets = workspace.device_as<unsigned long long>(kSampledMultiBlockOffsets, std::size_t{grid} * (2 * edges + 1));
+  }
+  count_kernel<<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status, block_counts);
   CUDA_CHECK_LAUNCH();
-  locate_ranks<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out);
+  timer.mark("count");
+  locate_ranks<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out, params.segmented,
+                                                  capacity);
   CUDA_CHECK_LAUNCH();
+  timer.mark("locate");
+
+  if (params.segmented) {
+    const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
+    auto finish = [&] {
+      place_blocks<Key><<<select_grid, kPlaceThreads, 0, stream>>>(plan, d_status, positions, count, block_counts,
+                                                                   static_cast<int>(grid), block_offsets);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("place");
+      allow_shared(compact_segments<T>, shared_bytes);
+      compact_segments<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status,
+                                                                         block_offsets, candidate_keys);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("compact");
+      select_in_segments<T><<<select_grid, kSelectThreads, 0, stream>>>(candidate_keys, d_ranks, count, plan, d_status,
+                                                                        positions, d_out);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("select");
+      CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      timer.mark("answers out");
+    };
+    finish();
+    const Status status = *h_status;
+    if (status.nans != 0) return true;
+    if (static_cast<double>(status.candidates) > max_candidates) {
+      timer.report();
+      return sort_select_many_checked(d_values, n, ks, count, out, workspace, stream);
+    }
+    if (status.candidates > capacity) {  // a second compaction into a buffer of the right size
+      capacity = status.candidates;
+      candidate_keys = workspace.device_as<Key>(kSampledMultiCandidates, capacity);
+      set_capacity<Key><<<1, 1, 0, stream>>>(plan, capacity);
+      CUDA_CHECK_LAUNCH();
+      timer.mark("retry");
+      finish();
+    }
+    timer.report();
+    std::copy(h_out, h_out + count, out);
+    return false;
+  }
+
   CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  timer.mark("status out");
   const Status status = *h_status;
   if (status.nans != 0) return true;
-  if (static_cast<double>(status.candidates) > params.max_candidate_fraction * static_cast<double>(n))
+  if (static_cast<double>(status.candidates) > max_candidates) {
+    timer.report();
     return sort_select_many_checked(d_values, n, ks, count, out, workspace, stream);
+  }
 
   const std::size_t candidates = status.candidates;
   T* sorted = nullptr;
@@ -429,12 +849,16 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
     allow_shared(compact_candidates<T>, shared_bytes);
     compact_candidates<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, buffer, candidates);
     CUDA_CHECK_LAUNCH();
+    timer.mark("compact");
     sort_values(buffer, sorted, candidates, workspace, kSampledMultiSortTemp, stream);
+    timer.mark("sort");
     gather_answers<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream>>>(sorted, positions, count, d_out);
     CUDA_CHECK_LAUNCH();
   }
   CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  timer.mark("answers out");
+  timer.report();
   std::copy(h_out, h_out + count, out);
   return false;
 }

@@ -4,6 +4,8 @@
 // the benchmark call it directly.
 #include <cstddef>
 #include <cuda_runtime.h>
+#include <string>
+#include <vector>
 
 #include "robustfit/selection/cuda/workspace.hpp"
 
@@ -11,6 +13,12 @@ namespace robustfit::selection::cuda::detail {
 
 constexpr int kSampledMultiMaxEdges = 8192;       // shared memory: edges, 2 * edges + 1 counters
 constexpr int kSampledMultiMaxTableBins = 16384;  // shared memory: 2 bytes per bin
+
+// The phases of one call and their times (SampledMultiParams::phases).
+struct SampledMultiPhases {
+  std::vector<std::string> names;
+  std::vector<float> ms;
+};
 
 // Out-of-range values are clamped: sample_size >= 1, edges in 1..min(kSampledMultiMaxEdges,
 // sample_size), table_bins in 1..kSampledMultiMaxTableBins. Tests shrink them to force the
@@ -26,11 +34,37 @@ struct SampledMultiParams {
   // moves each value ~9 times, the compaction path 1 + 10 times per candidate: 0.5 is well
   // below the break-even (~0.8 n).
   double max_candidate_fraction = 0.5;
+  // The finish. true: the compaction writes each active bucket into a segment of its own (its
+  // place is known from the counting read) and one block per rank selects in its segment by
+  // 11-bit radix digits of key - the bucket's lowest key (one launch). false: the compaction
+  // appends in any order and CUB sorts all candidates (the first version, kept to compare).
+  bool segmented = true;
+  // The segmented finish's candidate buffer, in keys; < 0: by ranks and edges (1.5 n / edges
+  // per rank + 2^16). Tests make it tiny to force the second compaction.
+  long long initial_capacity = -1;
+  // The counting read with every value's binary search advanced in lock step (shared-memory
+  // loads of a thread's values in flight together); false: one search after another.
+  bool interleaved_count = false;
+  // Blocks per multiprocessor of the two passes (their grid). How many are resident at once
+  // depends on the shared memory of edges and table (float: 64 KB per block with 2048 edges and
+  // 8192 ranges, 3 fit; 88 KB with 4096 edges, 2 fit). 0: 3 with at most 2048 edges and 8192
+  // ranges, else 2 (the two settings measured, bench tune-multi).
+  int pass_blocks_per_sm = 0;
+  // With a sample of 8192 or 16384 keys: one block draws and sorts it (cub::BlockRadixSort, one
+  // launch); otherwise, or false: a drawing kernel and CUB's device-wide sort.
+  bool block_sample = false;
+  // Not null: the call records CUDA events between its phases and, after its last
+  // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
+  // the events cost a little).
+  SampledMultiPhases* phases = nullptr;
 };
 
-// Edges for `ranks` ranks: 4096 (88-104 KB of shared memory per block of the passes), 8192 from
-// 257 ranks on (twice the shared memory, half the candidates: 1001 ranks stay below an eighth of n).
-inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 4096 : 8192; }
+// Edges for `ranks` ranks: 2048 (64-72 KB of shared memory per block of the passes, 3 blocks per
+// SM), 8192 from 257 ranks on (half the candidates per rank: 1001 ranks stay below an eighth of
+// n). H100, tune-multi (bench/results/SELECTION.md, 2026-11-26), float, 101 ranks: 2048 edges
+// with 3 blocks per SM 2.03 / 2.78 ms at 2^28 (uniform / normal) against 2.16 / 3.03 with 4096
+// edges and 2 blocks, 0.27 / 0.33 against 0.29 / 0.36 at 2^24.
+inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 2048 : 8192; }
 
 // out[i] = the ks[i]-th smallest of d_values (ks, out: host arrays of `count`; ranks < n, any
 // order, repeats allowed). Returns true, leaving `out` undefined, when the input holds a NaN.

@@ -11,11 +11,12 @@
 //   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
 //   (bracket, Floyd–Rivest finished on the device, would replace both from kBracketAutoMinSize
 //   with kAutoUsesBracket on: measured, not faster enough, off)
-//   many ranks                       -> up to kLoopRanks ranks: radix once per rank;
-//                                       n >= kSampledMultiMinSize and at most
-//                                       kSampledMultiMaxRanks ranks: sampled multiselection;
-//                                       else multi (bucketMultiSelect) for double or at most
-//                                       kMultiMaxFloatRanks float ranks; else one sort
+//   many ranks                       -> up to kLoopRanks ranks: the one-rank choice per rank;
+//                                       n >= kSampledMultiMinSize: sampled multiselection up
+//                                       to kSampledMultiMaxFloatRanks float or
+//                                       kSampledMultiMaxRanks double ranks, one sort beyond;
+//                                       smaller n: multi (bucketMultiSelect) for double or at
+//                                       most kMultiMaxFloatRanks float ranks, else one sort
 //   batched                          -> the batched bracket from 2^16 rows and 2^24 values,
 //                                       else batched radix (sort only when asked for)
 //
@@ -52,10 +53,14 @@ constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pa
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
 // Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
 // an eighth of n), and it falls back to one sort beyond half of n; below 2^20 values the
-// launches dominate. Not yet measured on the H200: both limits are to be tuned from
-// bench_selection_bench's multi section.
+// launches dominate. H100, 2^26 values (bench/results/SELECTION.md, 2026-11-26): 1001 float
+// ranks 1.54 / 1.78 ms (uniform / normal) against one sort's 1.54 / 1.53 ms, 1001 double ranks
+// 1.84 / 2.46 ms against sort 4.39 and multi 3.1 ms; 10001 ranks: sort 1.56-1.65 (float) and
+// 4.45 ms (double) against sampled 2.4 / 5.2 and multi 2.6 / 5.6 ms. So from 2^20 values:
+// sampled multiselection up to 256 float or 1024 double ranks, one sort beyond.
 constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
+constexpr std::size_t kSampledMultiMaxFloatRanks = 256;
 
 Algorithm automatic_single(std::size_t n) {
   if (kAutoUsesBracket && n >= kBracketAutoMinSize) return Algorithm::bracket;
@@ -64,7 +69,9 @@ Algorithm automatic_single(std::size_t n) {
 
 Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
   if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: automatic_single
-  if (n >= kSampledMultiMinSize && count <= kSampledMultiMaxRanks) return Algorithm::sampled_multi;
+  if (n >= kSampledMultiMinSize)
+    return count <= (is_double ? kSampledMultiMaxRanks : kSampledMultiMaxFloatRanks) ? Algorithm::sampled_multi
+                                                                                      : Algorithm::sort;
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
 }
 

@@ -86,6 +86,8 @@ enum Slot : std::size_t {
   kSampledMultiCandidates,  // the values of the buckets that hold a wanted rank
   kSampledMultiCandidatesSorted,
   kSampledMultiOut,         // device + host: the answers
+  kSampledMultiBlockCounts,   // the counting read's per-block bucket counts (segmented finish)
+  kSampledMultiBlockOffsets,  // per block and active bucket: where the block's keys of the bucket go
 
   // Bracket selection (bracket_select.cu).
   kBracketControl,       // device + host: the bracket, the pass's counts, the finish's state and answer
