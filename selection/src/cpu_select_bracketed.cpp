@@ -9,6 +9,7 @@
 
 #include "robustfit/common/target_clones.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "select_branch_free.hpp"
 
 namespace robustfit::selection {
 namespace {
@@ -44,8 +45,14 @@ ROBUSTFIT_BRACKET_PASSES(double)
 
 template <class T>
 T select_copy(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
-  scratch.assign(values.begin(), values.end());
-  return kth_smallest_inplace<T>(std::span<T>(scratch.data(), values.size()), k);
+  const std::size_t n = values.size();
+  if (n == 0 || k >= n || std::any_of(values.begin(), values.end(), [](T v) { return std::isnan(v); })) {
+    scratch.assign(values.begin(), values.end());
+    return kth_smallest_inplace<T>(std::span<T>(scratch.data(), n), k);  // names the error
+  }
+  if (scratch.size() < 2 * n) scratch.resize(2 * n);
+  std::copy(values.begin(), values.end(), scratch.begin());
+  return detail::select_branch_free(scratch.data(), scratch.data() + n, n, k);
 }
 
 // The k-th smallest when [low, high] brackets rank k with at most `most_inside` values inside
@@ -58,12 +65,12 @@ std::optional<T> select_in_bracket(std::span<const T> values, std::size_t k, T l
   std::size_t below = 0, above = 0;
   count_outside(values.data(), n, low, high, below, above);
   if (below + above > n || k < below || k >= n - above || n - below - above > most_inside) return std::nullopt;
-  if (scratch.size() < n) scratch.resize(n);
+  const std::size_t most = n - below - above;
+  if (scratch.size() < n + most) scratch.resize(n + most);
   T* out = scratch.data();
   const std::size_t inside = copy_inside(values.data(), n, low, high, out);
   if (below + above + inside != n) return std::nullopt;
-  std::nth_element(out, out + (k - below), out + inside);
-  return out[k - below];
+  return detail::select_branch_free(out, out + n, inside, k - below);
 }
 
 }  // namespace

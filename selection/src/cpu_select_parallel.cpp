@@ -8,6 +8,7 @@
 
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "select_branch_free.hpp"
 
 namespace robustfit::selection {
 namespace {
@@ -27,14 +28,19 @@ struct Bracket {
 template <class T>
 Bracket<T> bracket_rank(std::span<const T> values, std::size_t k) {
   const std::size_t n = values.size(), s = std::min(kSample, n);
-  std::vector<T> sample(s);
+  std::vector<T> sample(2 * s);  // the sample, then room for the branch-free selection
   for (std::size_t i = 0; i < s; ++i) sample[i] = values[i * n / s];
   const std::size_t centre = static_cast<std::size_t>(static_cast<double>(k) / static_cast<double>(n) * static_cast<double>(s));
   constexpr T inf = std::numeric_limits<T>::infinity();
   Bracket<T> bracket{-inf, inf};
-  if (std::any_of(sample.begin(), sample.end(), [](T v) { return std::isnan(v); })) return bracket;
-  if (centre >= kMargin) bracket.low = kth_smallest_inplace<T>(sample, centre - kMargin);
-  if (centre + kMargin < s) bracket.high = kth_smallest_inplace<T>(sample, centre + kMargin);
+  if (std::any_of(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(s), [](T v) { return std::isnan(v); })) return bracket;
+  // The sample's order statistics (values, whatever the method): the branch-free selection costs
+  // a fraction of std::nth_element's on 65536 values (FAST-MCD's C-steps on all rows).
+  if (centre + kMargin < s) bracket.high = detail::select_branch_free(sample.data(), sample.data() + s, s, centre + kMargin);
+  if (centre >= kMargin) {
+    for (std::size_t i = 0; i < s; ++i) sample[i] = values[i * n / s];
+    bracket.low = detail::select_branch_free(sample.data(), sample.data() + s, s, centre - kMargin);
+  }
   return bracket;
 }
 
@@ -65,7 +71,7 @@ T kth_smallest_parallel(std::span<const T> values, std::size_t k) {
   const bool bracketed = low <= k && k < low + in;
   if (!bracketed || std::find(nan.begin(), nan.end(), 1) != nan.end()) return kth_smallest<T>(values, k);
   // The order statistics low .. low + in - 1 are the values inside the bracket.
-  std::vector<T> candidates(in);
+  std::vector<T> candidates(2 * in);  // the values inside, then room for the selection
   std::vector<std::size_t> offsets(chunks, 0);
   std::partial_sum(inside.begin(), inside.end() - 1, offsets.begin() + 1);
   common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
@@ -73,7 +79,7 @@ T kth_smallest_parallel(std::span<const T> values, std::size_t k) {
     for (std::size_t i = begin; i < end; ++i)
       if (values[i] >= bracket.low && values[i] <= bracket.high) *out++ = values[i];
   });
-  return kth_smallest_inplace<T>(candidates, k - low);
+  return detail::select_branch_free(candidates.data(), candidates.data() + in, in, k - low);
 }
 
 template float kth_smallest_parallel<float>(std::span<const float>, std::size_t);
