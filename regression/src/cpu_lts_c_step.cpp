@@ -35,18 +35,30 @@ ROBUSTFIT_TARGET_CLONES void squares_kernel(const double* X, std::size_t n, std:
                                             std::size_t b_stride, std::size_t count, std::size_t begin, std::size_t end,
                                             double* out, std::size_t stride) {
   constexpr std::size_t kRows = 512;
+  // kLanes rows at a time are kept in registers through all p terms (the partial residuals
+  // used to go to memory and back once per predictor).
+  constexpr std::size_t kLanes = 8;
   for (std::size_t first = begin; first < end; first += kRows) {
     const std::size_t last = std::min(end, first + kRows);
     for (std::size_t c = 0; c < count; ++c) {
       double* r = out + c * stride;
       const double* b = B + c * b_stride;
-      for (std::size_t i = first; i < last; ++i) r[i] = y[i];
-      for (std::size_t j = 0; j < p; ++j) {
-        const double* x = X + j * n;
-        const double bj = b[j];
-        for (std::size_t i = first; i < last; ++i) r[i] -= x[i] * bj;
+      std::size_t i = first;
+      for (; i + kLanes <= last; i += kLanes) {
+        double acc[kLanes];
+        for (std::size_t u = 0; u < kLanes; ++u) acc[u] = y[i + u];
+        for (std::size_t j = 0; j < p; ++j) {
+          const double* x = X + j * n + i;
+          const double bj = b[j];
+          for (std::size_t u = 0; u < kLanes; ++u) acc[u] -= x[u] * bj;
+        }
+        for (std::size_t u = 0; u < kLanes; ++u) r[i + u] = acc[u] * acc[u];
       }
-      for (std::size_t i = first; i < last; ++i) r[i] *= r[i];
+      for (; i < last; ++i) {
+        double acc = y[i];
+        for (std::size_t j = 0; j < p; ++j) acc -= X[j * n + i] * b[j];
+        r[i] = acc * acc;
+      }
     }
   }
 }
@@ -76,27 +88,55 @@ ROBUSTFIT_TARGET_CLONES Below count_below(const double* squares, std::size_t beg
   return {(sums[0] + sums[1]) + (sums[2] + sums[3]), below, at};
 }
 
-// Moves in[i] to (square < t) on [begin, end), noting the rows that enter and leave; eight rows
-// are compared at once, as near convergence few change.
-ROBUSTFIT_TARGET_CLONES void note_changes(const double* squares, std::size_t begin, std::size_t end, double t, std::uint8_t* in,
-                                          std::vector<std::size_t>& entered, std::vector<std::size_t>& left) {
-  std::size_t i = begin;
+// count_below, the rows that enter and leave `in` (when given: in[i] becomes square < t) and the rows equal to t (ascending, into
+// `ties`) in one pass over the squares: the sums are count_below's, added in the same order
+// (square i into partial sum (i - begin) % 4).
+ROBUSTFIT_TARGET_CLONES Below below_and_changes(const double* squares, std::size_t begin, std::size_t end, double t,
+                                                std::uint8_t* in, std::vector<std::size_t>& entered,
+                                                std::vector<std::size_t>& left, std::vector<std::size_t>& ties) {
+  double sums[4] = {0, 0, 0, 0};
+  std::size_t below = 0, at = 0, i = begin;
+  const auto note = [&](std::size_t row, bool now) {
+    if (in == nullptr || now == static_cast<bool>(in[row])) return;
+    (now ? entered : left).push_back(row);
+    in[row] = now;
+  };
   for (; i + 8 <= end; i += 8) {
     std::uint8_t now[8];
-    for (std::size_t u = 0; u < 8; ++u) now[u] = squares[i + u] < t;
-    if (std::memcmp(now, in + i, 8) == 0) continue;
+    std::size_t at_here = 0;
     for (std::size_t u = 0; u < 8; ++u) {
-      if (now[u] == in[i + u]) continue;
-      (now[u] ? entered : left).push_back(i + u);
-      in[i + u] = now[u];
+      const double v = squares[i + u];
+      sums[u % 4] += v < t ? v : 0.0;
+      now[u] = v < t;
+      at_here += v == t;
+    }
+    for (std::size_t u = 0; u < 8; ++u) below += now[u];
+    at += at_here;
+    if (at_here > 0)
+      for (std::size_t u = 0; u < 8; ++u)
+        if (squares[i + u] == t) ties.push_back(i + u);
+    if (in != nullptr && std::memcmp(now, in + i, 8) != 0)
+      for (std::size_t u = 0; u < 8; ++u) note(i + u, now[u] != 0);
+  }
+  for (; i + 4 <= end; i += 4) {
+    for (std::size_t u = 0; u < 4; ++u) {
+      const double v = squares[i + u];
+      sums[u] += v < t ? v : 0.0;
+      below += v < t;
+      at += v == t;
+      if (v == t) ties.push_back(i + u);
+      note(i + u, v < t);
     }
   }
   for (; i < end; ++i) {
-    const std::uint8_t now = squares[i] < t;
-    if (now == in[i]) continue;
-    (now ? entered : left).push_back(i);
-    in[i] = now;
+    const double v = squares[i];
+    sums[0] += v < t ? v : 0.0;
+    below += v < t;
+    at += v == t;
+    if (v == t) ties.push_back(i);
+    note(i, v < t);
   }
+  return {(sums[0] + sums[1]) + (sums[2] + sums[3]), below, at};
 }
 
 // Adds the Gram matrix of the first `rows` rows of Z (column-major) to the lower triangle of G.
@@ -229,15 +269,11 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   std::vector<ChunkPart> parts(common::row_chunk_count(n));
   over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
     ChunkPart& part = parts[c];
-    const Below counted = count_below(squares, begin, end, t);
+    // Rows at t are noted as leaving or staying out here; the ties taken are put back below.
+    const Below counted = with_gram ? below_and_changes(squares, begin, end, t, in, part.entered, part.left, part.ties)
+                                    : count_below(squares, begin, end, t);
     part.sum_below = counted.sum;
     part.below = counted.count;
-    const std::size_t at = counted.at;
-    // Rows at t are noted as leaving or staying out here; the ties taken are put back below.
-    if (update) note_changes(squares, begin, end, t, in, part.entered, part.left);
-    if (at > 0)
-      for (std::size_t r = begin; r < end; ++r)
-        if (squares[r] == t) part.ties.push_back(r);
   });
   std::size_t below = 0;
   double sum = 0;
