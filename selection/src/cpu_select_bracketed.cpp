@@ -19,7 +19,9 @@ constexpr std::size_t kMinBracketed = 4096;
 // Sample ranks either side of k's place: 6 standard deviations of a sample quantile.
 constexpr double kMarginSigmas = 6.0;
 
-// The counting and copying passes, for AVX2 and the baseline (target_clones.hpp).
+// The counting and copying passes, for AVX2 and the baseline (target_clones.hpp). copy_inside
+// stores every value (branch-free); copy_few_inside skips blocks of eight without a value inside,
+// faster when few are (a C-step's bracket from its last threshold): the same copy either way.
 #define ROBUSTFIT_BRACKET_PASSES(T)                                                                        \
   ROBUSTFIT_TARGET_CLONES void count_outside(const T* v, std::size_t n, T low, T high, std::size_t& below, \
                                              std::size_t& above) {                                        \
@@ -34,6 +36,23 @@ constexpr double kMarginSigmas = 6.0;
   ROBUSTFIT_TARGET_CLONES std::size_t copy_inside(const T* v, std::size_t n, T low, T high, T* out) {      \
     std::size_t inside = 0;                                                                                \
     for (std::size_t i = 0; i < n; ++i) {                                                                  \
+      out[inside] = v[i];                                                                                  \
+      inside += (v[i] >= low) & (v[i] <= high);                                                            \
+    }                                                                                                      \
+    return inside;                                                                                         \
+  }                                                                                                        \
+  ROBUSTFIT_TARGET_CLONES std::size_t copy_few_inside(const T* v, std::size_t n, T low, T high, T* out) {  \
+    std::size_t inside = 0, i = 0;                                                                         \
+    for (; i + 8 <= n; i += 8) {                                                                           \
+      bool any = false;                                                                                    \
+      for (std::size_t u = 0; u < 8; ++u) any |= (v[i + u] >= low) & (v[i + u] <= high);                   \
+      if (!any) continue;                                                                                  \
+      for (std::size_t u = 0; u < 8; ++u) {                                                                \
+        out[inside] = v[i + u];                                                                            \
+        inside += (v[i + u] >= low) & (v[i + u] <= high);                                                  \
+      }                                                                                                    \
+    }                                                                                                      \
+    for (; i < n; ++i) {                                                                                   \
       out[inside] = v[i];                                                                                  \
       inside += (v[i] >= low) & (v[i] <= high);                                                            \
     }                                                                                                      \
@@ -68,7 +87,8 @@ std::optional<T> select_in_bracket(std::span<const T> values, std::size_t k, T l
   const std::size_t most = n - below - above;
   if (scratch.size() < n + most) scratch.resize(n + most);
   T* out = scratch.data();
-  const std::size_t inside = copy_inside(values.data(), n, low, high, out);
+  const std::size_t inside = most * 32 < n ? copy_few_inside(values.data(), n, low, high, out)
+                                           : copy_inside(values.data(), n, low, high, out);
   if (below + above + inside != n) return std::nullopt;
   return detail::select_branch_free(out, out + n, inside, k - below);
 }
