@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +28,19 @@ struct ChunkPart {
   std::vector<std::size_t> entered, left;  // rows that enter and leave the last subset
 };
 
+// Four doubles as one value (GCC/Clang vector extensions: AVX2 registers in the AVX2 clone, two
+// SSE2 registers in the baseline; the same IEEE operations lane by lane, no FMA).
+// Only inlined into the clones: no value of these types crosses a call (-Wpsabi's concern).
+#pragma GCC diagnostic ignored "-Wpsabi"
+using Lanes = double __attribute__((vector_size(32)));
+using LaneMask = std::int64_t __attribute__((vector_size(32)));
+inline Lanes load_lanes(const double* p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store_lanes(double* p, Lanes v) { std::memcpy(p, &v, sizeof v); }
+
 // Squared residuals of `count` candidates (column c of B at B + c * b_stride) on rows
 // [begin, end) of X (n x p, column-major): candidate c's at out[c * stride + i]. Row blocks keep
 // their slice of X in L1 for every candidate; the arithmetic of a row, y - x_0 b_0 - x_1 b_1 -
@@ -35,18 +49,30 @@ ROBUSTFIT_TARGET_CLONES void squares_kernel(const double* X, std::size_t n, std:
                                             std::size_t b_stride, std::size_t count, std::size_t begin, std::size_t end,
                                             double* out, std::size_t stride) {
   constexpr std::size_t kRows = 512;
+  // Eight rows at a time stay in registers through all p terms (they went to memory and back
+  // once per predictor); each lane computes y - x_0 b_0 - x_1 b_1 - ... as the scalar tail does.
   for (std::size_t first = begin; first < end; first += kRows) {
     const std::size_t last = std::min(end, first + kRows);
     for (std::size_t c = 0; c < count; ++c) {
       double* r = out + c * stride;
       const double* b = B + c * b_stride;
-      for (std::size_t i = first; i < last; ++i) r[i] = y[i];
-      for (std::size_t j = 0; j < p; ++j) {
-        const double* x = X + j * n;
-        const double bj = b[j];
-        for (std::size_t i = first; i < last; ++i) r[i] -= x[i] * bj;
+      std::size_t i = first;
+      for (; i + 8 <= last; i += 8) {
+        Lanes a0 = load_lanes(y + i), a1 = load_lanes(y + i + 4);
+        for (std::size_t j = 0; j < p; ++j) {
+          const double* x = X + j * n + i;
+          const Lanes bj = {b[j], b[j], b[j], b[j]};
+          a0 -= load_lanes(x) * bj;
+          a1 -= load_lanes(x + 4) * bj;
+        }
+        store_lanes(r + i, a0 * a0);
+        store_lanes(r + i + 4, a1 * a1);
       }
-      for (std::size_t i = first; i < last; ++i) r[i] *= r[i];
+      for (; i < last; ++i) {
+        double acc = y[i];
+        for (std::size_t j = 0; j < p; ++j) acc -= X[j * n + i] * b[j];
+        r[i] = acc * acc;
+      }
     }
   }
 }
@@ -76,27 +102,62 @@ ROBUSTFIT_TARGET_CLONES Below count_below(const double* squares, std::size_t beg
   return {(sums[0] + sums[1]) + (sums[2] + sums[3]), below, at};
 }
 
-// Moves in[i] to (square < t) on [begin, end), noting the rows that enter and leave; eight rows
-// are compared at once, as near convergence few change.
-ROBUSTFIT_TARGET_CLONES void note_changes(const double* squares, std::size_t begin, std::size_t end, double t, std::uint8_t* in,
-                                          std::vector<std::size_t>& entered, std::vector<std::size_t>& left) {
+// count_below's sum and count, the rows that enter and leave `in` (when given: in[i] becomes
+// square < t) and the rows equal to t (ascending, into `ties`) in one pass over the squares; the
+// sum is count_below's, added in the same order (square i into partial sum (i - begin) % 4).
+ROBUSTFIT_TARGET_CLONES Below below_and_changes(const double* squares, std::size_t begin, std::size_t end, double t,
+                                                std::uint8_t* in, std::vector<std::size_t>& entered,
+                                                std::vector<std::size_t>& left, std::vector<std::size_t>& ties) {
+  const auto note = [&](std::size_t row, bool now) {
+    if (in == nullptr || now == static_cast<bool>(in[row])) return;
+    (now ? entered : left).push_back(row);
+    in[row] = now;
+  };
+  const Lanes tv = {t, t, t, t};
+  Lanes sums = {0, 0, 0, 0};
+  LaneMask counts = {0, 0, 0, 0};
   std::size_t i = begin;
   for (; i + 8 <= end; i += 8) {
-    std::uint8_t now[8];
-    for (std::size_t u = 0; u < 8; ++u) now[u] = squares[i + u] < t;
-    if (std::memcmp(now, in + i, 8) == 0) continue;
-    for (std::size_t u = 0; u < 8; ++u) {
-      if (now[u] == in[i + u]) continue;
-      (now[u] ? entered : left).push_back(i + u);
-      in[i + u] = now[u];
+    const Lanes v0 = load_lanes(squares + i), v1 = load_lanes(squares + i + 4);
+    const LaneMask lt0 = v0 < tv, lt1 = v1 < tv;  // -1 where below
+    sums += std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v0) & lt0);  // v below t, else +0.0
+    sums += std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v1) & lt1);
+    counts -= lt0;
+    counts -= lt1;
+    const LaneMask eq = (v0 == tv) | (v1 == tv);
+    if ((eq[0] | eq[1] | eq[2] | eq[3]) != 0)
+      for (std::size_t u = 0; u < 8; ++u)
+        if (squares[i + u] == t) ties.push_back(i + u);
+    if (in != nullptr) {
+      std::uint64_t now = 0, was = 0;
+      for (unsigned u = 0; u < 4; ++u) {
+        now |= static_cast<std::uint64_t>(lt0[u] & 1) << (8 * u);
+        now |= static_cast<std::uint64_t>(lt1[u] & 1) << (8 * (u + 4));
+      }
+      std::memcpy(&was, in + i, 8);
+      if (now != was)
+        for (std::size_t u = 0; u < 8; ++u) note(i + u, squares[i + u] < t);
+    }
+  }
+  double sum[4] = {sums[0], sums[1], sums[2], sums[3]};
+  std::size_t below = static_cast<std::size_t>(counts[0] + counts[1] + counts[2] + counts[3]);
+  for (; i + 4 <= end; i += 4) {
+    for (std::size_t u = 0; u < 4; ++u) {
+      const double v = squares[i + u];
+      sum[u] += v < t ? v : 0.0;
+      below += v < t;
+      if (v == t) ties.push_back(i + u);
+      note(i + u, v < t);
     }
   }
   for (; i < end; ++i) {
-    const std::uint8_t now = squares[i] < t;
-    if (now == in[i]) continue;
-    (now ? entered : left).push_back(i);
-    in[i] = now;
+    const double v = squares[i];
+    sum[0] += v < t ? v : 0.0;
+    below += v < t;
+    if (v == t) ties.push_back(i);
+    note(i, v < t);
   }
+  return {(sum[0] + sum[1]) + (sum[2] + sum[3]), below, 0};
 }
 
 // Adds the Gram matrix of the first `rows` rows of Z (column-major) to the lower triangle of G.
@@ -229,15 +290,11 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
   std::vector<ChunkPart> parts(common::row_chunk_count(n));
   over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) {
     ChunkPart& part = parts[c];
-    const Below counted = count_below(squares, begin, end, t);
+    // Rows at t are noted as leaving or staying out here; the ties taken are put back below.
+    const Below counted = with_gram ? below_and_changes(squares, begin, end, t, in, part.entered, part.left, part.ties)
+                                    : count_below(squares, begin, end, t);
     part.sum_below = counted.sum;
     part.below = counted.count;
-    const std::size_t at = counted.at;
-    // Rows at t are noted as leaving or staying out here; the ties taken are put back below.
-    if (update) note_changes(squares, begin, end, t, in, part.entered, part.left);
-    if (at > 0)
-      for (std::size_t r = begin; r < end; ++r)
-        if (squares[r] == t) part.ties.push_back(r);
   });
   std::size_t below = 0;
   double sum = 0;

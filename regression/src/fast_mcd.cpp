@@ -524,9 +524,14 @@ void medians_and_mads(const Eigen::MatrixXd& X, std::size_t n, std::size_t h, co
       one_column(j, [&](const Eigen::VectorXd& v, std::span<const std::size_t> ks) { return all.kth_smallest_many(v, ks); });
     return;
   }
+  // Each rank by the bracketed selection (a pass or two over the column, not std::nth_element's
+  // several): the same order statistics.
   common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
-    one_column(idx(j), [](const Eigen::VectorXd& v, std::span<const std::size_t> ks) {
-      return selection::kth_smallest_many<double>(values_of(v), ks);
+    std::vector<double> scratch;
+    one_column(idx(j), [&](const Eigen::VectorXd& v, std::span<const std::size_t> ks) {
+      std::vector<double> out;
+      for (const std::size_t k : ks) out.push_back(selection::kth_smallest_bracketed<double>(values_of(v), k, scratch));
+      return out;
     });
   });
 }

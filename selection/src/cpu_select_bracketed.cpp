@@ -9,6 +9,7 @@
 
 #include "robustfit/common/target_clones.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "select_branch_free.hpp"
 
 namespace robustfit::selection {
 namespace {
@@ -18,7 +19,9 @@ constexpr std::size_t kMinBracketed = 4096;
 // Sample ranks either side of k's place: 6 standard deviations of a sample quantile.
 constexpr double kMarginSigmas = 6.0;
 
-// The counting and copying passes, for AVX2 and the baseline (target_clones.hpp).
+// The counting and copying passes, for AVX2 and the baseline (target_clones.hpp). copy_inside
+// stores every value (branch-free); copy_few_inside skips blocks of eight without a value inside,
+// faster when few are (a C-step's bracket from its last threshold): the same copy either way.
 #define ROBUSTFIT_BRACKET_PASSES(T)                                                                        \
   ROBUSTFIT_TARGET_CLONES void count_outside(const T* v, std::size_t n, T low, T high, std::size_t& below, \
                                              std::size_t& above) {                                        \
@@ -37,6 +40,23 @@ constexpr double kMarginSigmas = 6.0;
       inside += (v[i] >= low) & (v[i] <= high);                                                            \
     }                                                                                                      \
     return inside;                                                                                         \
+  }                                                                                                        \
+  ROBUSTFIT_TARGET_CLONES std::size_t copy_few_inside(const T* v, std::size_t n, T low, T high, T* out) {  \
+    std::size_t inside = 0, i = 0;                                                                         \
+    for (; i + 8 <= n; i += 8) {                                                                           \
+      bool any = false;                                                                                    \
+      for (std::size_t u = 0; u < 8; ++u) any |= (v[i + u] >= low) & (v[i + u] <= high);                   \
+      if (!any) continue;                                                                                  \
+      for (std::size_t u = 0; u < 8; ++u) {                                                                \
+        out[inside] = v[i + u];                                                                            \
+        inside += (v[i + u] >= low) & (v[i + u] <= high);                                                  \
+      }                                                                                                    \
+    }                                                                                                      \
+    for (; i < n; ++i) {                                                                                   \
+      out[inside] = v[i];                                                                                  \
+      inside += (v[i] >= low) & (v[i] <= high);                                                            \
+    }                                                                                                      \
+    return inside;                                                                                         \
   }
 ROBUSTFIT_BRACKET_PASSES(float)
 ROBUSTFIT_BRACKET_PASSES(double)
@@ -44,8 +64,14 @@ ROBUSTFIT_BRACKET_PASSES(double)
 
 template <class T>
 T select_copy(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
-  scratch.assign(values.begin(), values.end());
-  return kth_smallest_inplace<T>(std::span<T>(scratch.data(), values.size()), k);
+  const std::size_t n = values.size();
+  if (n == 0 || k >= n || std::any_of(values.begin(), values.end(), [](T v) { return std::isnan(v); })) {
+    scratch.assign(values.begin(), values.end());
+    return kth_smallest_inplace<T>(std::span<T>(scratch.data(), n), k);  // names the error
+  }
+  if (scratch.size() < 2 * n) scratch.resize(2 * n);
+  std::copy(values.begin(), values.end(), scratch.begin());
+  return detail::select_branch_free(scratch.data(), scratch.data() + n, n, k);
 }
 
 // The k-th smallest when [low, high] brackets rank k with at most `most_inside` values inside
@@ -58,12 +84,13 @@ std::optional<T> select_in_bracket(std::span<const T> values, std::size_t k, T l
   std::size_t below = 0, above = 0;
   count_outside(values.data(), n, low, high, below, above);
   if (below + above > n || k < below || k >= n - above || n - below - above > most_inside) return std::nullopt;
-  if (scratch.size() < n) scratch.resize(n);
+  const std::size_t most = n - below - above;
+  if (scratch.size() < n + most) scratch.resize(n + most);
   T* out = scratch.data();
-  const std::size_t inside = copy_inside(values.data(), n, low, high, out);
+  const std::size_t inside = most * 32 < n ? copy_few_inside(values.data(), n, low, high, out)
+                                           : copy_inside(values.data(), n, low, high, out);
   if (below + above + inside != n) return std::nullopt;
-  std::nth_element(out, out + (k - below), out + inside);
-  return out[k - below];
+  return detail::select_branch_free(out, out + n, inside, k - below);
 }
 
 }  // namespace

@@ -73,10 +73,18 @@ SmallestH<T> smallest_h_parallel(std::span<const T> values, std::size_t h) {
     counts[c] = below[c] + chunk_ties[c];
   }
   result.rows = common::gather_rows(n, counts, [&](std::size_t c, std::size_t begin, std::size_t end, std::size_t* out) {
-    std::size_t left = chunk_ties[c];
-    for (std::size_t i = begin; i < end; ++i) {
+    // Branch-free (about half the rows are taken, in no order a predictor could learn): every
+    // row is written and the next slot taken only for a row of the subset; the loop stops at
+    // the chunk's last one, so nothing is written past the chunk's share.
+    std::size_t left = chunk_ties[c], wanted = counts[c];
+    for (std::size_t i = begin; i < end && wanted > 0; ++i) {
       const T v = values[i];
-      if (v < t || (v == t && left > 0 && left--)) *out++ = i;
+      const bool tie = (v == t) & (left > 0);
+      const bool take = (v < t) | tie;
+      *out = i;
+      out += take;
+      wanted -= take;
+      left -= tie;
     }
   });
   return result;

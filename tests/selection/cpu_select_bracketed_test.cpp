@@ -41,6 +41,33 @@ TYPED_TEST(KthSmallestBracketed, EqualsNthElementAndKeepsItsInput) {
   }
 }
 
+// Below 4096 values (C-steps on subsamples) the selection is a branch-free quickselect: every
+// rank of small inputs, organ-pipe and all-equal inputs (pivots that split badly), two values.
+TYPED_TEST(KthSmallestBracketed, SmallInputsEveryRank) {
+  using T = TypeParam;
+  std::vector<T> scratch;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                              std::size_t{100}, std::size_t{300}, std::size_t{1501}}) {
+    std::vector<std::pair<std::string, std::vector<T>>> inputs;
+    for (const char* name : kPatterns) inputs.emplace_back(name, pattern<T>(name, n));
+    std::vector<T> organ(n), equal(n, T(3)), two(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      organ[i] = static_cast<T>(std::min(i, n - 1 - i));
+      two[i] = static_cast<T>(i % 2);
+    }
+    inputs.emplace_back("organ pipe", organ);
+    inputs.emplace_back("equal", equal);
+    inputs.emplace_back("two values", two);
+    for (const auto& [name, v] : inputs) {
+      const std::vector<T> copy = v;
+      const std::size_t step = n <= 100 ? 1 : n / 37;
+      for (std::size_t k = 0; k < n; k += step)
+        EXPECT_EQ(selection::kth_smallest_bracketed<T>(v, k, scratch), nth_element_of(v, k)) << name << " n=" << n << " k=" << k;
+      EXPECT_EQ(v, copy) << name;
+    }
+  }
+}
+
 TYPED_TEST(KthSmallestBracketed, AnyGuessGivesTheNthElement) {
   using T = TypeParam;
   std::vector<T> scratch;
