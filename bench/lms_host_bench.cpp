@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "best_candidates.hpp"
 #include "design_matrix.hpp"
 #include "engine_factory.hpp"
@@ -27,6 +29,15 @@
 namespace rd = robustfit::regression::detail;
 
 namespace {
+
+// CPU seconds of the whole process (every thread), user and system: the work done, which a
+// shared machine's load stretches less than the wall time.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return s(usage.ru_utime) + s(usage.ru_stime);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -110,7 +121,7 @@ int main(int argc, char** argv) {
   }
 
   const rd::RowReductions all;
-  std::printf("run,refine_s,finish_s\n");
+  std::printf("run,refine_s,finish_s,refine_cpu_s,finish_cpu_s\n");
   Eigen::MatrixXd betas;
   std::vector<double> objectives;
   robustfit::regression::FitResult result;
@@ -118,14 +129,17 @@ int main(int argc, char** argv) {
     betas = kept;
     objectives = kept_objectives;
     auto start = std::chrono::steady_clock::now();
+    double cpu = cpu_seconds();
     rd::refine_lms(data, all, h, steps, concentrate, betas, objectives);
-    const double refine_s = seconds_since(start);
+    const double refine_s = seconds_since(start), refine_cpu_s = cpu_seconds() - cpu;
     const auto winner = std::min_element(objectives.begin(), objectives.end()) - objectives.begin();
     const Eigen::VectorXd best = betas.col(winner);
     start = std::chrono::steady_clock::now();
+    cpu = cpu_seconds();
     result = {};
     rd::finish_lms(data, all, best, h, result);
-    std::printf("%d,%.4f,%.4f\n", r, refine_s, seconds_since(start));
+    const double finish_s = seconds_since(start);
+    std::printf("%d,%.4f,%.4f,%.4f,%.4f\n", r, refine_s, finish_s, refine_cpu_s, cpu_seconds() - cpu);
     std::fflush(stdout);
   }
   for (std::size_t j = 0; j < objectives.size(); ++j) {
