@@ -87,11 +87,12 @@ TEST(ShortestWindow, BelowWithoutABoundOrWithATinyOne) {
 
 // The binned search (no sort of all values) against the full search, from any size on
 // (binned_from = 0): normal data, heavy ties, far clusters, a sorted and a reversed order,
-// outliers far out on one side, both sides of 2h > n, bounds below, at and above the optimum.
+// outliers far out on one side, rounded values and integers (ties inside the bins the binned
+// path sorts), both sides of 2h > n, bounds below, at and above the optimum.
 TEST(ShortestWindow, UnsortedIsExactlyTheFullSearch) {
   std::mt19937_64 random(13);
   for (std::size_t n : {4, 9, 64, 1000, 20001, 70000})
-    for (int kind = 0; kind < 6; ++kind)
+    for (int kind = 0; kind < 8; ++kind)
       for (std::size_t h : {(n + 1) / 2, n / 2, n / 2 + 1, (3 * n) / 4, n - 1, n, std::size_t{2}})
         for (double factor : {0.5, 1.0, 1.001, std::numeric_limits<double>::infinity()}) {
           if (h < 1 || h > n) continue;
@@ -100,6 +101,10 @@ TEST(ShortestWindow, UnsortedIsExactlyTheFullSearch) {
           if (kind == 4) std::sort(v.rbegin(), v.rend());
           if (kind == 5)
             for (std::size_t i = 0; i < n; i += 5) v[i] = 1e12 * (1 + static_cast<double>(i));
+          if (kind == 6)  // ties within every bin and at the windows' ends: rounded normals
+            for (double& x : v) x = std::round(x * 20) / 20;
+          if (kind == 7)  // integers 0 .. 300: windows' ends on long runs of equal values
+            for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 7919) % 301);
           const ShortestWindow want = brute_force(v, h);
           const double bound = want.half_width * factor;
           const std::vector<double> before = v;
