@@ -30,6 +30,15 @@ bool sorts(selection::Algorithm selection) {
   return selection == selection::Algorithm::sort;
 }
 
+// shortest_window_inplace's window (the candidate's exact intercept and objective); from
+// kBinnedWindowRows values without sorting them all (shortest_window_below_unsorted: the same
+// window; it declines only an infinite or NaN width, which the sort then gives as before).
+ShortestWindow lms_window(std::vector<double>& values, std::size_t h) {
+  if (values.size() >= kBinnedWindowRows)
+    if (const auto window = shortest_window_below_unsorted(values, h, std::numeric_limits<double>::infinity())) return *window;
+  return shortest_window_inplace(values, h);
+}
+
 // Sort & choose twin of selection::smallest_h: the same rows by a full sort (MCD's C-steps).
 std::vector<std::size_t> smallest_h_rows_by_sort(const Eigen::VectorXd& squares, std::size_t h) {
   selection::require_no_nan<double>(values_of(squares));
@@ -180,7 +189,7 @@ void CpuEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjus
     if (adjust_intercept) {
       // Residuals without the intercept; the best intercept is their univariate LMS location.
       r.noalias() = y_ - X_.rightCols(X_.cols() - 1) * betas.col(col).tail(X_.cols() - 1);
-      const ShortestWindow window = shortest_window_inplace(values, h);
+      const ShortestWindow window = lms_window(values, h);
       betas(0, col) = window.center;
       out[j] = window.half_width * window.half_width;
     } else {

@@ -159,8 +159,12 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   Fit fit = fit_of(data.X, data.y, beta);
   const Eigen::VectorXd squares = squares_of(fit.residuals);
   const std::size_t rank[] = {h - 1};
-  result.objective = all.kth_smallest_many(squares, rank)[0];  // the h-th smallest r^2
   result.best_subset = all.smallest_h(squares, h);
+  // The h-th smallest r^2: the largest of the h smallest (no selection of its own).
+  double largest = -std::numeric_limits<double>::infinity();
+  for (const std::size_t i : result.best_subset) largest = std::max(largest, squares(index(i)));
+  all.max(std::span<double>(&largest, 1));
+  result.objective = largest;
 
   const double nd = static_cast<double>(n), hd = static_cast<double>(h);
   const double raw_scale = (1 + 5 / (nd - static_cast<double>(p))) * std::sqrt(result.objective) / qnorm((nd + hd) / (2 * nd));

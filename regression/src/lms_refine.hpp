@@ -15,7 +15,9 @@
 // map (discrete working sets, acceptance tests), so residuals that differ by rounding (a GPU
 // GEMM against Eigen) could end two backends in different local optima. The engine's only
 // input is the candidates; their objectives are recomputed here first. Cost per step: two
-// passes over the data and, with an intercept, a sort of the residuals near the optimum.
+// passes over X (residuals of the candidate and the proposal) and a few over the residuals: the
+// intercept's window bins them (univariate.hpp's shortest_window_below_unsorted: no full sort),
+// the working set's two order statistics come from one sampled bracket.
 //
 // Written over RowReductions (row_reductions.hpp): `data` may hold only this process's rows
 // of an MPI job; the order statistics, the intercept's window, the h-subset's LS fit and the

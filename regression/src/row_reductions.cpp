@@ -22,13 +22,12 @@ double RowReductions::min_window_variance(const Eigen::VectorXd& values, std::si
 }
 
 std::vector<double> RowReductions::kth_smallest_many(const Eigen::VectorXd& values, std::span<const std::size_t> ks) const {
-  return selection::kth_smallest_many<double>(values_of(values), ks);
+  return selection::kth_smallest_many_bracketed<double>(values_of(values), ks);
 }
 
 std::optional<ShortestWindow> RowReductions::shortest_window_below(const Eigen::VectorXd& values, std::size_t h,
                                                                    double bound) const {
-  std::vector<double> scratch(values.data(), values.data() + values.size());
-  return detail::shortest_window_below(scratch, h, bound);
+  return detail::shortest_window_below_unsorted(values_of(values), h, bound);
 }
 
 VarianceWindowScan RowReductions::min_variance_window(const Eigen::VectorXd& values, std::size_t h, double shift) const {

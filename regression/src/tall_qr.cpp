@@ -21,11 +21,18 @@ Eigen::MatrixXd stacked_block_factors(const Eigen::MatrixXd& X, const Eigen::Vec
   common::parallel_for(blocks, [&](unsigned, std::size_t b) {
     const std::size_t begin = b * m / blocks, end = (b + 1) * m / blocks;
     Eigen::MatrixXd block(static_cast<Eigen::Index>(end - begin), q);
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto row = static_cast<Eigen::Index>(rows.empty() ? i : rows[i]);
-      const auto r = static_cast<Eigen::Index>(i - begin);
-      block.row(r).head(q - 1) = X.row(row);
-      block(r, q - 1) = y(row);
+    // Gathered a column at a time: X and the block are column-major, so each column is read in
+    // ascending rows and written contiguously (a row at a time touched q columns per row).
+    const auto m_block = static_cast<Eigen::Index>(end - begin);
+    if (rows.empty()) {
+      block.leftCols(q - 1) = X.middleRows(static_cast<Eigen::Index>(begin), m_block);
+      block.col(q - 1) = y.segment(static_cast<Eigen::Index>(begin), m_block);
+    } else {
+      for (Eigen::Index c = 0; c < q; ++c) {
+        const double* from = c + 1 < q ? X.col(c).data() : y.data();
+        double* to = block.col(c).data();
+        for (std::size_t i = begin; i < end; ++i) to[i - begin] = from[rows[i]];
+      }
     }
     Eigen::HouseholderQR<Eigen::MatrixXd> qr(block);
     const Eigen::Index k = std::min(block.rows(), q);

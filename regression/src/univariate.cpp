@@ -51,6 +51,122 @@ std::optional<ShortestWindow> shortest_window_below(std::span<double> values, st
   return below(best);
 }
 
+namespace {
+
+constexpr std::size_t kWindowSample = 4096;  // strided sample that places the bins
+constexpr std::size_t kWindowBins = 4096;    // regular bins; one below and one above them
+
+std::optional<ShortestWindow> copied_window_below(std::span<const double> values, std::size_t h, double bound) {
+  std::vector<double> copy(values.begin(), values.end());
+  return shortest_window_below(copy, h, bound);
+}
+
+}  // namespace
+
+std::optional<ShortestWindow> shortest_window_below_unsorted(std::span<const double> values, std::size_t h, double bound,
+                                                             std::size_t binned_from) {
+  const std::size_t n = values.size();
+  if (!(bound > 0) || h == 0 || h > n) return std::nullopt;
+  if (n < binned_from || h < 2 || n < 4) return copied_window_below(values, h, bound);
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+  // Where the shortest window probably is: the sample's shortest window of as large a share,
+  // widened by its width on either side. Only the speed depends on this guess.
+  const std::size_t m = std::min(n, kWindowSample), stride = n / m;
+  std::vector<double> sample(m);
+  for (std::size_t i = 0; i < m; ++i) sample[i] = values[i * stride];
+  if (!std::all_of(sample.begin(), sample.end(), [](double v) { return std::isfinite(v); }))
+    return copied_window_below(values, h, bound);
+  std::sort(sample.begin(), sample.end());
+  const auto share = static_cast<std::size_t>(std::ceil(static_cast<double>(h) / static_cast<double>(n) * static_cast<double>(m)));
+  const std::size_t hs = std::clamp<std::size_t>(share, 2, m);
+  std::size_t start = 0;
+  for (std::size_t j = 1; j + hs <= m; ++j)
+    if (sample[j + hs - 1] - sample[j] < sample[start + hs - 1] - sample[start]) start = j;
+  const double span = sample[start + hs - 1] - sample[start];
+  const double lo = sample[start] - span, hi = sample[start + hs - 1] + span;
+  const double scale = static_cast<double>(kWindowBins) / (hi - lo);
+  if (!(span > 0) || !std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(scale) || !(scale > 0))
+    return copied_window_below(values, h, bound);
+
+  // Bin 0: below lo; 1 .. kWindowBins: [lo, hi) in equal parts; kWindowBins + 1: from hi. The
+  // bin is a nondecreasing function of the value (every step rounds monotonically), so each
+  // bin holds a run of consecutive ranks: those from first[b] to first[b + 1] - 1.
+  constexpr std::size_t kBins = kWindowBins + 2;
+  bool nan = false;
+  const auto bin_of = [&](double v) -> std::size_t {
+    if (v < lo) return 0;
+    if (v >= hi) return kBins - 1;
+    const double t = (v - lo) * scale;  // >= 0
+    if (t < static_cast<double>(kWindowBins)) return 1 + static_cast<std::size_t>(t);
+    if (std::isnan(t)) nan = true;
+    return kWindowBins;
+  };
+  std::vector<std::size_t> count(kBins, 0);
+  std::vector<double> low(kBins, kInfinity), high(kBins, -kInfinity);  // each bin's exact extremes
+  for (const double v : values) {
+    const std::size_t b = bin_of(v);
+    ++count[b];
+    low[b] = std::min(low[b], v);
+    high[b] = std::max(high[b], v);
+  }
+  if (nan || (count[0] > 0 && !std::isfinite(low[0])) || (count[kBins - 1] > 0 && !std::isfinite(high[kBins - 1])))
+    return copied_window_below(values, h, bound);
+  std::vector<std::size_t> first(kBins + 1, 0);
+  for (std::size_t b = 0; b < kBins; ++b) first[b + 1] = first[b] + count[b];
+
+  // Windows j = 0 .. n - h in runs whose first value (rank j) lies in one bin and last value
+  // (rank j + h - 1) in one bin: their rounded widths lie in [low[right] - high[left],
+  // high[right] - low[left]] (subtraction rounds monotonically). A run holding the first
+  // shortest window has a lower bound at most the least upper bound, and, if that window's
+  // half width is below `bound`, half its lower bound is below it too.
+  struct Run {
+    std::size_t begin, end, left, right;
+    double lower;
+  };
+  std::vector<Run> runs;
+  double least_upper = kInfinity;
+  std::size_t left = 0, right = 0;
+  for (std::size_t j = 0; j <= n - h;) {
+    while (first[left + 1] <= j) ++left;
+    while (first[right + 1] <= j + h - 1) ++right;
+    const std::size_t end = std::min({first[left + 1], first[right + 1] - (h - 1), n - h + 1});
+    runs.push_back({j, end, left, right, low[right] - high[left]});
+    least_upper = std::min(least_upper, high[right] - low[left]);
+    j = end;
+  }
+  std::vector<unsigned char> needed(kBins, 0);
+  std::size_t kept = 0;
+  std::erase_if(runs, [&](const Run& r) { return !(r.lower <= least_upper && r.lower / 2 < bound); });
+  if (runs.empty()) return std::nullopt;
+  for (const Run& r : runs)
+    for (const std::size_t b : {r.left, r.right})
+      if (!needed[b]) needed[b] = 1, kept += count[b];
+  if (kept > n / 4) return copied_window_below(values, h, bound);
+
+  // The needed bins' values, each bin sorted in place: rank r of bin b is at offset[b] + r - first[b].
+  std::vector<std::size_t> offset(kBins, 0), at(kBins, 0);
+  for (std::size_t b = 0, o = 0; b < kBins; ++b)
+    if (needed[b]) offset[b] = at[b] = o, o += count[b];
+  std::vector<double> near(kept);
+  for (const double v : values) {
+    const std::size_t b = bin_of(v);
+    if (needed[b]) near[at[b]++] = v;
+  }
+  for (std::size_t b = 0; b < kBins; ++b)
+    if (needed[b]) std::sort(near.begin() + static_cast<std::ptrdiff_t>(offset[b]), near.begin() + static_cast<std::ptrdiff_t>(at[b]));
+  // The runs' windows in the order of j, as shortest_window_sorted scans them all.
+  ShortestWindow best{0, kInfinity};
+  for (const Run& r : runs) {
+    for (std::size_t j = r.begin; j < r.end; ++j) {
+      const double v = near[offset[r.left] + (j - first[r.left])];
+      const double half = (near[offset[r.right] + (j + h - 1 - first[r.right])] - v) / 2;
+      if (half < best.half_width) best = {v + half, half};
+    }
+  }
+  return best.half_width < bound ? std::optional(best) : std::nullopt;
+}
+
 double min_window_variance(std::span<const double> values, std::size_t h) {
   Eigen::VectorXd buffer(static_cast<Eigen::Index>(values.size()));  // uninitialised
   const std::span<double> sorted(buffer.data(), values.size());

@@ -21,6 +21,17 @@ ShortestWindow shortest_window_sorted(std::span<const double> sorted, std::size_
 // With 2h > n every window holds the order statistic of rank n - h, so only the values within
 // 2 bound of it are sorted: O(n) plus a sort of the few near the optimum. `values` is reordered.
 std::optional<ShortestWindow> shortest_window_below(std::span<double> values, std::size_t h, double bound);
+// The same answer as shortest_window_below (the same window, or nullopt) without reordering or
+// copying `values` and, from `binned_from` values, without sorting them: a strided sample of
+// 4096 values places 4096 bins; one pass counts each bin's values and their exact minimum and
+// maximum; those bound every window's width (the first and the last value of window j lie in
+// the bins holding ranks j and j + h - 1), so only the windows whose lower bound reaches the
+// least upper bound (and lies below 2 bound) can be the first shortest one, and a second pass
+// sorts just the bins holding their ends. Falls back to copying and shortest_window_below when
+// that would keep more than a quarter of the values, or with NaN or infinite values.
+inline constexpr std::size_t kBinnedWindowRows = 1 << 15;
+std::optional<ShortestWindow> shortest_window_below_unsorted(std::span<const double> values, std::size_t h, double bound,
+                                                             std::size_t binned_from = kBinnedWindowRows);
 
 // The smallest variance (divisor h) of h consecutive sorted values: the raw univariate
 // MCD / LTS variance that robustbase's robust R^2 divides by.

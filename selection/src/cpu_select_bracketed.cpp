@@ -136,6 +136,53 @@ T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T
   return select_copy(values, k, scratch);  // missed, or a NaN (named there)
 }
 
+template <class T>
+std::vector<T> kth_smallest_many_bracketed(std::span<const T> values, std::span<const std::size_t> ks) {
+  const std::size_t n = values.size();
+  if (n < kMinBracketed || ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return k >= n; }))
+    return kth_smallest_many(values, ks);  // small, or its errors
+  const auto [lowest, highest] = std::minmax_element(ks.begin(), ks.end());
+  const std::size_t k_low = *lowest, k_high = *highest;
+  // One bracket around all ranks: below the lowest rank's sample place, above the highest's.
+  const auto s = std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
+  const std::size_t stride = n / s;
+  std::vector<T> sample(s);
+  for (std::size_t i = 0; i < s; ++i) sample[i] = values[i * stride];
+  if (std::any_of(sample.begin(), sample.end(), [](T v) { return std::isnan(v); }))
+    return kth_smallest_many(values, ks);  // names the NaN
+  const auto place = [&](std::size_t k, bool upper) -> std::optional<std::size_t> {
+    const double q = static_cast<double>(k) / static_cast<double>(n);
+    const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
+    const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
+    if (upper) return centre + margin < s ? std::optional(centre + margin) : std::nullopt;
+    return centre >= margin ? std::optional(centre - margin) : std::nullopt;
+  };
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  T low = -inf, high = inf;
+  std::size_t upper_from = 0;
+  if (const auto at = place(k_low, false)) {
+    upper_from = *at;
+    std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(upper_from), sample.end());
+    low = sample[upper_from];
+  }
+  if (const auto at = place(k_high, true)) {
+    std::nth_element(sample.begin() + static_cast<std::ptrdiff_t>(upper_from), sample.begin() + static_cast<std::ptrdiff_t>(*at), sample.end());
+    high = sample[*at];
+  }
+  std::size_t below = 0, above = 0;
+  count_outside(values.data(), n, low, high, below, above);
+  if (below + above > n || k_low < below || k_high >= n - above) return kth_smallest_many(values, ks);
+  // copy_inside writes one place past the last value inside.
+  std::vector<T> inside(n - below - above + 1);
+  const std::size_t kept = copy_inside(values.data(), n, low, high, inside.data());
+  if (below + above + kept != n) return kth_smallest_many(values, ks);  // a NaN (named there)
+  std::vector<std::size_t> shifted(ks.begin(), ks.end());
+  for (std::size_t& k : shifted) k -= below;
+  return kth_smallest_many(std::span<const T>(inside.data(), kept), std::span<const std::size_t>(shifted));
+}
+
+template std::vector<float> kth_smallest_many_bracketed<float>(std::span<const float>, std::span<const std::size_t>);
+template std::vector<double> kth_smallest_many_bracketed<double>(std::span<const double>, std::span<const std::size_t>);
 template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&);
 template double kth_smallest_bracketed<double>(std::span<const double>, std::size_t, std::vector<double>&);
 template float kth_smallest_bracketed<float>(std::span<const float>, std::size_t, std::vector<float>&, float, float);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "regression/src/univariate.hpp"
@@ -82,6 +83,56 @@ TEST(ShortestWindow, BelowWithoutABoundOrWithATinyOne) {
   ASSERT_TRUE(flat.has_value());
   EXPECT_EQ(flat->center, 2.5);
   EXPECT_EQ(flat->half_width, 0);
+}
+
+// The binned search (no sort of all values) against the full search, from any size on
+// (binned_from = 0): normal data, heavy ties, far clusters, a sorted and a reversed order,
+// outliers far out on one side, rounded values and integers (ties inside the bins the binned
+// path sorts), both sides of 2h > n, bounds below, at and above the optimum.
+TEST(ShortestWindow, UnsortedIsExactlyTheFullSearch) {
+  std::mt19937_64 random(13);
+  for (std::size_t n : {4, 9, 64, 1000, 20001, 70000})
+    for (int kind = 0; kind < 8; ++kind)
+      for (std::size_t h : {(n + 1) / 2, n / 2, n / 2 + 1, (3 * n) / 4, n - 1, n, std::size_t{2}})
+        for (double factor : {0.5, 1.0, 1.001, std::numeric_limits<double>::infinity()}) {
+          if (h < 1 || h > n) continue;
+          std::vector<double> v = draw(random, n, kind % 3);
+          if (kind == 3) std::sort(v.begin(), v.end());
+          if (kind == 4) std::sort(v.rbegin(), v.rend());
+          if (kind == 5)
+            for (std::size_t i = 0; i < n; i += 5) v[i] = 1e12 * (1 + static_cast<double>(i));
+          if (kind == 6)  // ties within every bin and at the windows' ends: rounded normals
+            for (double& x : v) x = std::round(x * 20) / 20;
+          if (kind == 7)  // integers 0 .. 300: windows' ends on long runs of equal values
+            for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 7919) % 301);
+          const ShortestWindow want = brute_force(v, h);
+          const double bound = want.half_width * factor;
+          const std::vector<double> before = v;
+          const auto got = shortest_window_below_unsorted(v, h, bound, 0);
+          EXPECT_EQ(v, before);  // not reordered
+          const std::string where = "n " + std::to_string(n) + " h " + std::to_string(h) + " kind " + std::to_string(kind) +
+                                    " factor " + std::to_string(factor);
+          if (want.half_width < bound) {
+            ASSERT_TRUE(got.has_value()) << where;
+            EXPECT_EQ(got->center, want.center) << where;
+            EXPECT_EQ(got->half_width, want.half_width) << where;
+          } else {
+            EXPECT_FALSE(got.has_value()) << where;
+          }
+        }
+}
+
+TEST(ShortestWindow, UnsortedWithNonFiniteValuesIsTheFullSearch) {
+  std::mt19937_64 random(5);
+  std::vector<double> v = draw(random, 50000, 0);
+  v[77] = std::numeric_limits<double>::infinity();
+  v[78] = -std::numeric_limits<double>::infinity();
+  std::vector<double> copy = v;
+  const auto want = shortest_window_below(copy, 25000, std::numeric_limits<double>::infinity());
+  const auto got = shortest_window_below_unsorted(v, 25000, std::numeric_limits<double>::infinity(), 0);
+  ASSERT_TRUE(want && got);
+  EXPECT_EQ(got->center, want->center);
+  EXPECT_EQ(got->half_width, want->half_width);
 }
 
 // The scans after the sort (DeviceRowReductions feeds them the device's sorted values) against

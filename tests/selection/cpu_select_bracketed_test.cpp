@@ -102,6 +102,33 @@ TYPED_TEST(KthSmallestBracketed, EqualsNthElementWithInfinitiesAndSignedZeros) {
     EXPECT_EQ(selection::kth_smallest_bracketed<T>(v, k, scratch), nth_element_of(v, k)) << "k=" << k;
 }
 
+// Many ranks in one bracket: close together (the LMS working set's h - k and h - 1), far apart,
+// repeated and unordered, at the ends; with infinities; the input kept.
+TYPED_TEST(KthSmallestBracketed, ManyEqualKthSmallestMany) {
+  using T = TypeParam;
+  for (const std::size_t n : {std::size_t{4095}, std::size_t{10007}, std::size_t{300007}}) {
+    for (const char* name : kPatterns) {
+      std::vector<T> v = pattern<T>(name, n);
+      if (n == 10007)
+        for (std::size_t i = 3; i < n; i += 1000) v[i] = i % 3 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+      const std::vector<T> copy = v;
+      const std::vector<std::vector<std::size_t>> rank_sets = {
+          {n / 2 - 500, n / 2 - 1}, {n / 2}, {0, n - 1}, {n - 1, n / 3, n / 3, 7}, {n / 100, n / 100 + 1, n / 100 + 2}};
+      for (const auto& ks : rank_sets)
+        EXPECT_EQ(selection::kth_smallest_many_bracketed<T>(v, ks), selection::kth_smallest_many<T>(v, ks)) << name << " n=" << n;
+      EXPECT_EQ(v, copy) << name;
+    }
+  }
+  std::vector<T> with_nan = pattern<T>("normal", 100000);
+  with_nan[54321] = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<std::size_t> ks = {49000, 49999};
+  EXPECT_EQ(error_of([&] { selection::kth_smallest_many_bracketed<T>(with_nan, ks); }),
+            error_of([&] { selection::kth_smallest_many<T>(with_nan, ks); }));
+  const std::vector<std::size_t> out_of_range = {5, 100000};
+  EXPECT_EQ(error_of([&] { selection::kth_smallest_many_bracketed<T>(with_nan, out_of_range); }),
+            error_of([&] { selection::kth_smallest_many<T>(with_nan, out_of_range); }));
+}
+
 TYPED_TEST(KthSmallestBracketed, RejectsWhatKthSmallestRejectsWithItsMessage) {
   using T = TypeParam;
   std::vector<T> scratch;

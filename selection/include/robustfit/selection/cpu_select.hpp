@@ -45,6 +45,14 @@ T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T
 template <class T>
 std::vector<T> kth_smallest_many(std::span<const T> values, std::span<const std::size_t> ks);
 
+// The same values as kth_smallest_many, input kept, in about two passes (for ranks close
+// together): a regular sample of about 2 n^(2/3) values brackets all the ranks, one pass counts
+// the values outside the bracket, one copies those inside (a few per cent of n), and
+// kth_smallest_many among them finishes. Falls back to kth_smallest_many when the bracket
+// misses, for small inputs and for NaN (its errors).
+template <class T>
+std::vector<T> kth_smallest_many_bracketed(std::span<const T> values, std::span<const std::size_t> ks);
+
 // Throws std::invalid_argument naming the position of the first NaN, if any.
 template <class T>
 void require_no_nan(std::span<const T> values);
