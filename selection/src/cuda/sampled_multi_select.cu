@@ -267,6 +267,36 @@ __device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit)
   }
 }
 
+// A thread's bucket counts in shared memory, one atomic per run of one bucket: ties ({1, 2} with
+// 95 % ones, all equal) and sorted inputs would otherwise serialise on a few counters.
+struct RunCounter {
+  unsigned* counters;
+  int bucket = 0;
+  unsigned run = 0;
+  __device__ void add(int b) {
+    if (b != bucket) {
+      if (run != 0) atomicAdd(&counters[bucket], run);
+      bucket = b;
+      run = 0;
+    }
+    ++run;
+  }
+  __device__ void flush() {
+    if (run != 0) atomicAdd(&counters[bucket], run);
+  }
+};
+
+// The end of both counting reads: the block's NaNs and counts added to the global ones, and the
+// block's own counts stored where the segmented compaction wants them.
+__device__ void finish_counting(unsigned nans, Status* status, const unsigned* counters, int buckets,
+                                unsigned long long* global_counts, unsigned* block_counts) {
+  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
+  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+  seed::flush_counts(counters, buckets, global_counts);
+  if (block_counts)
+    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
+}
+
 // Step 3: the counting read.
 // With `block_counts`, each block also stores its own counts (row blockIdx.x of a grid x buckets
 // matrix): the segmented compaction, whose block j reads the same values as block j here, then
@@ -284,30 +314,17 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
   __syncthreads();
   unsigned nans = 0;
-  // A thread counts runs of one bucket with one atomic: ties ({1, 2} with 95 % ones, all equal)
-  // and sorted inputs would otherwise serialise on a few counters.
-  int run_bucket = 0;
-  unsigned run = 0;
+  RunCounter count{counters};
   visit_input(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < kStepItems<T>; ++u)
       if (valid >> u & 1u) {
         nans += values[u] != values[u];
-        const int bucket = edges.bucket_of(KeyTraits<T>::to_key(values[u]));
-        if (bucket != run_bucket) {
-          if (run != 0) atomicAdd(&counters[run_bucket], run);
-          run_bucket = bucket;
-          run = 0;
-        }
-        ++run;
+        count.add(edges.bucket_of(KeyTraits<T>::to_key(values[u])));
       }
   });
-  if (run != 0) atomicAdd(&counters[run_bucket], run);
-  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
-  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
-  seed::flush_counts(counters, buckets, plan->counts);
-  if (block_counts)
-    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
+  count.flush();
+  finish_counting(nans, status, counters, buckets, plan->counts, block_counts);
 }
 
 // Step 3, interleaved (SampledMultiParams::interleaved_count): the same counts, with the binary
@@ -333,8 +350,7 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const 
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
   __syncthreads();
   unsigned nans = 0;
-  int run_bucket = 0;
-  unsigned run = 0;
+  RunCounter count{counters};
   visit_input(x, n, [&](const T* values, unsigned valid) {
     Key keys[kItems];
     unsigned window[kItems];  // the search's [lo, hi): lo | hi << 16, as the table packs a range
@@ -365,21 +381,11 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const 
     for (int u = 0; u < kItems; ++u)
       if (valid >> u & 1u) {
         const int lo = static_cast<int>(window[u] & 0xffffu);
-        const int bucket = (equal >> u & 1u) ? 2 * lo - 1 : 2 * lo;
-        if (bucket != run_bucket) {
-          if (run != 0) atomicAdd(&counters[run_bucket], run);
-          run_bucket = bucket;
-          run = 0;
-        }
-        ++run;
+        count.add((equal >> u & 1u) ? 2 * lo - 1 : 2 * lo);
       }
   });
-  if (run != 0) atomicAdd(&counters[run_bucket], run);
-  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
-  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
-  seed::flush_counts(counters, buckets, plan->counts);
-  if (block_counts)
-    for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
+  count.flush();
+  finish_counting(nans, status, counters, buckets, plan->counts, block_counts);
 }
 
 // Exclusive prefix sums of `values(b)` for b < buckets into out[0..buckets] (one block of
