@@ -34,12 +34,10 @@ struct ChunkPart {
 #pragma GCC diagnostic ignored "-Wpsabi"
 using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = std::int64_t __attribute__((vector_size(32)));
-inline Lanes load_lanes(const double* p) {
-  Lanes v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store_lanes(double* p, Lanes v) { std::memcpy(p, &v, sizeof v); }
+// By reference, never by value: Clang refuses a 32-byte vector in a call's ABI from the
+// baseline clone, which has no AVX (the fuzz preset's clang++ build).
+inline void load_lanes(Lanes& v, const double* p) { std::memcpy(&v, p, sizeof v); }
+inline void store_lanes(double* p, const Lanes& v) { std::memcpy(p, &v, sizeof v); }
 
 // Squared residuals of `count` candidates (column c of B at B + c * b_stride) on rows
 // [begin, end) of X (n x p, column-major): candidate c's at out[c * stride + i]. Row blocks keep
@@ -58,12 +56,16 @@ ROBUSTFIT_TARGET_CLONES void squares_kernel(const double* X, std::size_t n, std:
       const double* b = B + c * b_stride;
       std::size_t i = first;
       for (; i + 8 <= last; i += 8) {
-        Lanes a0 = load_lanes(y + i), a1 = load_lanes(y + i + 4);
+        Lanes a0, a1, x0, x1;
+        load_lanes(a0, y + i);
+        load_lanes(a1, y + i + 4);
         for (std::size_t j = 0; j < p; ++j) {
           const double* x = X + j * n + i;
           const Lanes bj = {b[j], b[j], b[j], b[j]};
-          a0 -= load_lanes(x) * bj;
-          a1 -= load_lanes(x + 4) * bj;
+          load_lanes(x0, x);
+          load_lanes(x1, x + 4);
+          a0 -= x0 * bj;
+          a1 -= x1 * bj;
         }
         store_lanes(r + i, a0 * a0);
         store_lanes(r + i + 4, a1 * a1);
@@ -118,10 +120,12 @@ ROBUSTFIT_TARGET_CLONES Below below_and_changes(const double* squares, std::size
   LaneMask counts = {0, 0, 0, 0};
   std::size_t i = begin;
   for (; i + 8 <= end; i += 8) {
-    const Lanes v0 = load_lanes(squares + i), v1 = load_lanes(squares + i + 4);
+    Lanes v0, v1;
+    load_lanes(v0, squares + i);
+    load_lanes(v1, squares + i + 4);
     const LaneMask lt0 = v0 < tv, lt1 = v1 < tv;  // -1 where below
-    sums += std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v0) & lt0);  // v below t, else +0.0
-    sums += std::bit_cast<Lanes>(std::bit_cast<LaneMask>(v1) & lt1);
+    sums += __builtin_bit_cast(Lanes, __builtin_bit_cast(LaneMask, v0) & lt0);  // v below t, else +0.0
+    sums += __builtin_bit_cast(Lanes, __builtin_bit_cast(LaneMask, v1) & lt1);
     counts -= lt0;
     counts -= lt1;
     const LaneMask eq = (v0 == tv) | (v1 == tv);
