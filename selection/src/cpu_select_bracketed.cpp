@@ -93,6 +93,46 @@ std::optional<T> select_in_bracket(std::span<const T> values, std::size_t k, T l
   return detail::select_branch_free(out, out + n, inside, k - below);
 }
 
+// The sample size s ~ 2 n^(2/3) balances selecting in the sample (~s) against selecting among
+// the values inside the bracket (~n / sqrt(s)); s <= n / 4, so the stride n / s is at least 4.
+std::size_t sample_size(std::size_t n) {
+  return std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
+}
+
+// A regular sample of s values into `sample`; false when it holds a NaN.
+template <class T>
+bool take_sample(std::span<const T> values, std::size_t s, T* sample) {
+  const std::size_t stride = values.size() / s;
+  for (std::size_t i = 0; i < s; ++i) sample[i] = values[i * stride];
+  return std::none_of(sample, sample + s, [](T v) { return std::isnan(v); });
+}
+
+// [low, high] around ranks k_low .. k_high of n from the sample's order statistics, kMarginSigmas
+// standard deviations of a sample quantile below k_low's place and above k_high's (an infinite
+// end where that passes the sample's end). Reorders the sample.
+template <class T>
+std::pair<T, T> sample_bracket(T* sample, std::size_t s, std::size_t n, std::size_t k_low, std::size_t k_high) {
+  const auto place = [&](std::size_t k) {
+    const double q = static_cast<double>(k) / static_cast<double>(n);
+    const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
+    const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
+    return std::pair{centre, margin};
+  };
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  T low = -inf, high = inf;
+  std::size_t upper_from = 0;
+  if (const auto [centre, margin] = place(k_low); centre >= margin) {
+    upper_from = centre - margin;
+    std::nth_element(sample, sample + upper_from, sample + s);
+    low = sample[upper_from];
+  }
+  if (const auto [centre, margin] = place(k_high); centre + margin < s) {
+    std::nth_element(sample + upper_from, sample + centre + margin, sample + s);
+    high = sample[centre + margin];
+  }
+  return {low, high};
+}
+
 }  // namespace
 
 template <class T>
@@ -106,31 +146,10 @@ template <class T>
 T kth_smallest_bracketed(std::span<const T> values, std::size_t k, std::vector<T>& scratch) {
   const std::size_t n = values.size();
   if (n < kMinBracketed || k >= n) return select_copy(values, k, scratch);
-  // The sample size s ~ 2 n^(2/3) balances selecting in the sample (~s) against selecting
-  // among the values inside the bracket (~n / sqrt(s)).
-  const auto s = std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
+  const std::size_t s = sample_size(n);
   if (scratch.size() < n) scratch.resize(n);
-  const std::size_t stride = n / s;  // s <= n / 4: stride >= 4
-  for (std::size_t i = 0; i < s; ++i) scratch[i] = values[i * stride];
-  const double q = static_cast<double>(k) / static_cast<double>(n);
-  const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
-  const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  T low = -inf, high = inf;
-  const auto sample = scratch.begin();
-  if (std::any_of(sample, sample + static_cast<std::ptrdiff_t>(s), [](T v) { return std::isnan(v); }))
-    return select_copy(values, k, scratch);  // kth_smallest_inplace names the NaN
-  std::size_t upper_from = 0;
-  if (centre >= margin) {
-    upper_from = centre - margin;
-    std::nth_element(sample, sample + static_cast<std::ptrdiff_t>(upper_from), sample + static_cast<std::ptrdiff_t>(s));
-    low = scratch[upper_from];
-  }
-  if (centre + margin < s) {
-    std::nth_element(sample + static_cast<std::ptrdiff_t>(upper_from), sample + static_cast<std::ptrdiff_t>(centre + margin),
-                     sample + static_cast<std::ptrdiff_t>(s));
-    high = scratch[centre + margin];
-  }
+  if (!take_sample(values, s, scratch.data())) return select_copy(values, k, scratch);  // kth_smallest_inplace names the NaN
+  const auto [low, high] = sample_bracket(scratch.data(), s, n, k, k);
   // One counting pass (vectorised) and one branch-free copying pass.
   if (const auto t = select_in_bracket(values, k, low, high, n, scratch)) return *t;
   return select_copy(values, k, scratch);  // missed, or a NaN (named there)
@@ -144,31 +163,10 @@ std::vector<T> kth_smallest_many_bracketed(std::span<const T> values, std::span<
   const auto [lowest, highest] = std::minmax_element(ks.begin(), ks.end());
   const std::size_t k_low = *lowest, k_high = *highest;
   // One bracket around all ranks: below the lowest rank's sample place, above the highest's.
-  const auto s = std::min(n / 4, static_cast<std::size_t>(2.0 * std::cbrt(static_cast<double>(n) * static_cast<double>(n))));
-  const std::size_t stride = n / s;
+  const std::size_t s = sample_size(n);
   std::vector<T> sample(s);
-  for (std::size_t i = 0; i < s; ++i) sample[i] = values[i * stride];
-  if (std::any_of(sample.begin(), sample.end(), [](T v) { return std::isnan(v); }))
-    return kth_smallest_many(values, ks);  // names the NaN
-  const auto place = [&](std::size_t k, bool upper) -> std::optional<std::size_t> {
-    const double q = static_cast<double>(k) / static_cast<double>(n);
-    const auto centre = static_cast<std::size_t>(q * static_cast<double>(s));
-    const auto margin = static_cast<std::size_t>(kMarginSigmas * std::sqrt(static_cast<double>(s) * std::max(q * (1 - q), 0.01))) + 2;
-    if (upper) return centre + margin < s ? std::optional(centre + margin) : std::nullopt;
-    return centre >= margin ? std::optional(centre - margin) : std::nullopt;
-  };
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  T low = -inf, high = inf;
-  std::size_t upper_from = 0;
-  if (const auto at = place(k_low, false)) {
-    upper_from = *at;
-    std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(upper_from), sample.end());
-    low = sample[upper_from];
-  }
-  if (const auto at = place(k_high, true)) {
-    std::nth_element(sample.begin() + static_cast<std::ptrdiff_t>(upper_from), sample.begin() + static_cast<std::ptrdiff_t>(*at), sample.end());
-    high = sample[*at];
-  }
+  if (!take_sample(values, s, sample.data())) return kth_smallest_many(values, ks);  // names the NaN
+  const auto [low, high] = sample_bracket(sample.data(), s, n, k_low, k_high);
   std::size_t below = 0, above = 0;
   count_outside(values.data(), n, low, high, below, above);
   if (below + above > n || k_low < below || k_high >= n - above) return kth_smallest_many(values, ks);
