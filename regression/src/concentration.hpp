@@ -86,9 +86,11 @@ std::vector<double> concentrate_to_convergence(Steps& s, Engine& engine, Eigen::
   std::iota(active.begin(), active.end(), std::size_t{0});
   Eigen::MatrixXd work = candidates;
   std::vector<double> before;
+  Stopwatch trace_watch;
   for (int step = 0; step < max_steps && !active.empty(); ++step) {
     before.assign(active.size(), 0);
     s.c_step(engine, work, h, before);  // before[a]: objective of work's old column a
+    trace("converge c_step", trace_watch.lap(), static_cast<long long>(active.size()));
     std::vector<std::size_t> still;
     for (std::size_t a = 0; a < active.size(); ++a) {
       const std::size_t j = active[a];
@@ -114,6 +116,7 @@ std::vector<double> concentrate_to_convergence(Steps& s, Engine& engine, Eigen::
     }
     work = std::move(kept);
     active = std::move(next_active);
+    trace("converge bookkeeping", trace_watch.lap(), static_cast<long long>(active.size()));
     if (progress != nullptr) {  // the larger of the steps taken and the finalists converged
       const double steps_done = static_cast<double>(step + 1) / static_cast<double>(max_steps);
       const double converged = m == 0 ? 1.0 : 1.0 - static_cast<double>(active.size()) / static_cast<double>(m);
@@ -179,14 +182,18 @@ Eigen::MatrixXd starts_on_subsamples(Steps& s, Engine& engine, Random& random, s
     if (survivors.size() == 0) survivors.resize(best.rows(), 0);
     survivors.conservativeResize(Eigen::NoChange, survivors.cols() + best.cols());
     survivors.rightCols(best.cols()) = best;
-    timings.csteps_s += watch.lap();
+    const double group_s = watch.lap();
+    trace("subsample group", group_s, static_cast<long long>(group_rows.size()));
+    timings.csteps_s += group_s;
     progress.report("subsets", 0.8 * kFinalStageBegin * static_cast<double>(g + 1) / static_cast<double>(groups));
   }
   std::sort(rows.begin(), rows.end());
   auto merged = engine.restrict_to(rows);
   const std::vector<double> objectives =
       concentrate(s, *merged, survivors, scaled_h(h, n, merged_size, p), plan.initial_steps);
-  timings.csteps_s += watch.lap();
+  const double merged_s = watch.lap();
+  trace("merged set", merged_s, static_cast<long long>(survivors.cols()));
+  timings.csteps_s += merged_s;
   progress.report("C-steps", kFinalStageBegin);
   return best_columns(survivors, objectives, plan.to_full_data > 0 ? plan.to_full_data : plan.keep_best);
 }

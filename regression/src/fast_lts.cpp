@@ -119,6 +119,7 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   const std::unique_ptr<Engine> engine = parts.engine(SearchSize{n, p, subsets});
   FitResult result;
   result.timings.setup_s = total.lap();
+  trace("engine made", result.timings.setup_s);
   Stopwatch starts_watch;
   const Eigen::MatrixXd extra = default_search ? parts.deterministic_starts(h) : Eigen::MatrixXd();
   const double starts_s = starts_watch.lap();
@@ -134,9 +135,11 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   result.exhaustive = search.exhaustive;
   Stopwatch watch;
   const AfterSearch after(parts, *engine, all);
+  trace("after-search setup", watch.lap());
   finish_lts(data, after.reductions(), search.best, h, alpha, options.reweight, result);
   to_original_scale(data, result.coefficients);
   to_original_scale(data, result.raw_coefficients);
+  trace("finish_lts + scale back", watch.lap());
   if (options.mcd) fill_robust_distances(data, after.reductions(), options, alpha, parts.mcd, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
@@ -149,7 +152,9 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
 FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   detail::Stopwatch total;
   detail::check_lts_options(options);
+  detail::Stopwatch trace_watch;
   const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
+  detail::trace("make_model_data", trace_watch.lap());
   return detail::fit_lts_on(data, detail::RowReductions{}, options, detail::one_process_parts(data, options), total);
 }
 

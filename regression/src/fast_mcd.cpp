@@ -31,6 +31,7 @@
 #include "robustfit/regression/mcd.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
+#include "stopwatch.hpp"
 #include "subsets.hpp"
 
 namespace robustfit::regression {
@@ -540,8 +541,10 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
                   McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, p = result.p, h = result.h;
   const double pivot = singular_pivot(p);
+  Stopwatch trace_watch;
   // robustbase: a singular covariance of all the data is an exact fit.
   const Moments every = moments_of_rows(X, nullptr, all);
+  trace("mcd moments all", trace_watch.lap());
   if (!factor(every.covariance, pivot)) {
     Hyperplane plane = hyperplane_of(X, every.center, every.covariance, all);
     plane.code = 1;
@@ -552,6 +555,7 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   // zero means more than h equal values in that column: an exact fit.
   Eigen::VectorXd median, mad;
   medians_and_mads(X, n, h, all, median, mad);
+  trace("mcd medians mads", trace_watch.lap());
   for (std::size_t j = 0; j < p; ++j) {
     if (mad(idx(j)) < pivot) {
       Hyperplane plane;
@@ -569,14 +573,17 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   data.intercept = false;
   data.X = standardized(X, median, mad);
   data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
+  trace("mcd standardize", trace_watch.lap());
   const std::unique_ptr<Engine> engine = parts.engine(data, options, SearchSize{n, p, options.subsets});
   result.backend = engine->backend_name();
+  trace("mcd engine", trace_watch.lap());
   McdSteps steps(data.X, h, all);
   PhaseTimings timings;
   const SearchOutcome search = concentration_search(steps, *engine, h, options.subsets, options.seed, kMcdPlan, timings,
                                                    Progress(options.progress));
   result.subsets_tried = search.tried;
   result.singular_subsets = search.singular;
+  trace("mcd search", trace_watch.lap());
   if (const auto& plane = steps.exact_fit()) {
     Hyperplane original = *plane;  // back to the data's units: a^T D^-1 (x - m)
     original.normal = plane->normal.cwiseQuotient(mad).normalized();
@@ -586,8 +593,11 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   // The best h-subset under the best candidate; its mean and covariance in the data's units.
   const Moments best = unpack(search.best, p);
   const Eigen::VectorXd d = squared_distances(data.X, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance));
+  trace("mcd best distances", trace_watch.lap());
   std::vector<std::size_t> subset = all.smallest_h(d, h);
+  trace("mcd smallest_h", trace_watch.lap());
   const Moments raw = moments_of_rows(X, &subset, all);
+  trace("mcd raw moments", trace_watch.lap());
   result.best_subset = one_based(std::move(subset));
   result.raw_center = raw.center;
   result.raw_covariance = factor_raw * raw.covariance;
@@ -596,6 +606,7 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   reweight(X, result, all, [&](double sum_w) {
     return mcd_consistency(p, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(p, n, result.alpha);
   });
+  trace("mcd reweight", trace_watch.lap());
 }
 
 }  // namespace
@@ -638,7 +649,9 @@ McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& a
     throw std::invalid_argument("h = " + std::to_string(result.h) + " is out of range for MCD: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "]");
   result.cutoff = std::sqrt(qchisq(0.975, static_cast<double>(p)));
+  Stopwatch trace_copy;
   const Eigen::MatrixXd data = copy_of(X);
+  trace("mcd copy", trace_copy.lap());
   if (result.h == n) {
     classical(data, result, all);
     return result;

@@ -100,16 +100,21 @@ Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const ch
 
 void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
                 double alpha, bool reweight, FitResult& result) {
+  Stopwatch trace_watch;
   set_common(data, all, h, result);
   result.method = Method::lts;
   const std::size_t n = result.n, p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
   std::vector<std::size_t> subset = all.smallest_h(squared_residuals_of(data.X, data.y, beta), h);
+  trace("finish smallest_h", trace_watch.lap());
   result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
+  trace("finish ls_on_rows", trace_watch.lap());
   result.best_subset = std::move(subset);
   Fit fit = fit_of(data.X, data.y, result.raw_coefficients);
   const Eigen::VectorXd raw_squares = squares_of(fit.residuals);
+  trace("finish fit_of", trace_watch.lap());
   result.objective = all.sum(sum_at(raw_squares, all.smallest_h(raw_squares, h)));
+  trace("finish objective", trace_watch.lap());
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -126,15 +131,20 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
     if (reweight) {
       const Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
       const auto sum_w = static_cast<double>(all.total(w.rows.size()));
+      trace("finish reweighting", trace_watch.lap());
       result.coefficients = ls_or_throw(ls_on_kept(data, all, w.rows), "reweighted design");
+      trace("finish ls_on_kept", trace_watch.lap());
       fit = fit_of(data.X, data.y, result.coefficients);
+      trace("finish fit_of 2", trace_watch.lap());
       double scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - 1));
       if (sum_w < static_cast<double>(n))
         scale *= trimmed_scale_consistency(sum_w, n) * lts_small_sample_reweighted(p, data.intercept, n, alpha);
       result.scale = scale;
     }
   }
+  trace("finish scale", trace_watch.lap());
   describe_final_fit(std::move(fit), cutoff, result);
+  trace("finish describe", trace_watch.lap());
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
   // without, 1 - (sum of the h smallest final r^2) / (sum of the h smallest y^2).
@@ -142,7 +152,9 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
                                       : all.trimmed_sum(squares_of(result.residuals), h) /
                                             all.trimmed_sum(squares_of(data.y), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
+  trace("finish r_squared", trace_watch.lap());
   add_inference(data, all, result);
+  trace("finish inference", trace_watch.lap());
 }
 
 void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, double alpha, bool reweight,

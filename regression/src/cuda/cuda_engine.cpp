@@ -15,6 +15,7 @@
 #include "engine_factory.hpp"
 #include "least_squares.hpp"
 #include "lms_window_choice.hpp"
+#include "stopwatch.hpp"
 #include "subsets.hpp"
 #include "robustfit/selection/capabilities.hpp"
 #include "robustfit/selection/cuda/errors.hpp"
@@ -299,6 +300,8 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
   const std::size_t q = p_ + 1;
   std::vector<double> gram;
   for_each_batch(static_cast<std::size_t>(betas.cols()), 1, [&](std::size_t begin, std::size_t count) {
+    detail::Stopwatch trace_watch;
+    const double res0 = clock_.residuals_s(), sel0 = clock_.selection_s();
     objectives_of_batch(betas, begin, count, h);
     int* subset_scratch = subset_scratch_.reserve(h_subset_scratch(n_, count));
     subset_gram(X_d_.data(), y_d_.data(), R_.data(), n_, p_, count, t_.data(), below_.data(), h, subset_scratch,
@@ -307,8 +310,13 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
     gram.resize(q * q * count);
     to_host(objective_before.data() + begin, objective_.data(), count, stream_);
     to_host(gram.data(), G_.data(), gram.size(), stream_);
+    const double launch_s = trace_watch.lap();
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     clock_.collect();
+    detail::trace("cuda c_step launch", launch_s, static_cast<long long>(count));
+    detail::trace("cuda c_step wait", trace_watch.lap(), static_cast<long long>(n_));
+    detail::trace("cuda c_step gpu residuals", clock_.residuals_s() - res0);
+    detail::trace("cuda c_step gpu selection", clock_.selection_s() - sel0);
     // From here on nothing allocates on the device: the batch cannot be retried half done.
     for (std::size_t c = 0; c < count; ++c) {
       const Eigen::Map<const Eigen::MatrixXd> G(gram.data() + c * q * q, static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
@@ -327,6 +335,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
       const std::vector<std::size_t> rows(rows32.begin(), rows32.end());
       if (auto beta = detail::ls_on_rows(data_.X, data_.y, rows)) betas.col(col) = *beta;
     }
+    detail::trace("cuda c_step host solves", trace_watch.lap());
   });
 }
 
@@ -441,6 +450,8 @@ void CudaEngine<Scalar>::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen:
   grams.resize(static_cast<Eigen::Index>(q * q), centers.cols());
   // Per candidate: p whitened columns and one column of distances.
   for_each_batch(m, p_ + 1, [&](std::size_t begin, std::size_t count) {
+    detail::Stopwatch trace_watch;
+    const double res0 = clock_.residuals_s(), sel0 = clock_.selection_s();
     Matrix Wt(pp, pp * static_cast<Eigen::Index>(count)), shifts(pp, static_cast<Eigen::Index>(count));
     for (std::size_t c = 0; c < count; ++c) {
       const auto j = static_cast<Eigen::Index>(begin + c), k = static_cast<Eigen::Index>(c);
@@ -466,8 +477,13 @@ void CudaEngine<Scalar>::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen:
                 subset_scratch_.reserve(h_subset_scratch(n_, count)),
                 gram_scratch_.reserve(subset_gram_scratch(n_, p_, count)), G_.reserve(q * q * count), stream_);
     to_host(grams.data() + begin * q * q, G_.data(), q * q * count, stream_);
+    const double launch_s = trace_watch.lap();
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     clock_.collect();
+    detail::trace("cuda mcd_c_step launch", launch_s, static_cast<long long>(count));
+    detail::trace("cuda mcd_c_step wait", trace_watch.lap(), static_cast<long long>(n_));
+    detail::trace("cuda mcd gpu distances", clock_.residuals_s() - res0);
+    detail::trace("cuda mcd gpu selection", clock_.selection_s() - sel0);
   });
 }
 
