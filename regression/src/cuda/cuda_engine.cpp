@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cpu_engine.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "cublas_check.hpp"
 #include "device_ops.hpp"
 #include "engine_factory.hpp"
@@ -31,8 +32,9 @@ namespace {
 constexpr std::size_t kCpuDelegationRows = 20000;
 constexpr std::size_t kMaxBudgetBytes = std::size_t{16} << 30;
 constexpr std::size_t kMinBudgetBytes = std::size_t{64} << 20;
-// Float uploads of X and y are converted on the host in chunks of this size.
-constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
+// Uploads of X and y go through two pinned staging buffers of this size (pinning costs time
+// too: small buffers, reused chunk after chunk).
+constexpr std::size_t kStagingBytes = std::size_t{4} << 20;
 // LMS: bounds on the windows before sorting (lms_objectives) from this many rows (below, the
 // full sort is cheap; the bounds need window_sample_size() rows or more), and up to this many
 // chosen columns are sorted one device-wide radix sort each rather than as one segmented sort.
@@ -100,8 +102,6 @@ struct StreamDrain {
   ~StreamDrain() { cudaStreamSynchronize(stream); }
 };
 
-// Float uploads: the conversion runs on the host in chunks through two staging buffers, chunk
-// k+1 converted while chunk k transfers (no full converted copy on the host). Synchronises.
 // Single precision squares residuals: values must keep their squares inside float's normal
 // range, so the largest |value| of an uploaded array (X, whose columns the driver already
 // scales near unit size, or y) must lie in [1e-18, 1e18] unless it is 0. Outside, float would
@@ -116,8 +116,34 @@ inline void require_single_precision_range(double largest) {
   }
 }
 
+// `length` values into the staging buffer as Scalar, by all the host's threads (one thread
+// copies pageable memory at a fraction of the bus speed). Float: returns the largest |value|.
 template <class Scalar>
-void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t stream) {
+double stage(const double* src, Scalar* host, std::size_t length) {
+  std::vector<double> largest(common::row_chunk_count(length), 0.0);
+  common::parallel_rows(length, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    if constexpr (std::is_same_v<Scalar, double>) {
+      std::copy(src + begin, src + end, host + begin);
+    } else {
+      double chunk_largest = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        chunk_largest = std::max(chunk_largest, std::abs(src[i]));
+        host[i] = static_cast<Scalar>(src[i]);
+      }
+      largest[c] = chunk_largest;
+    }
+  });
+  return *std::max_element(largest.begin(), largest.end());
+}
+
+// Copies `count` host doubles to the device as Scalar and synchronises: through two pinned
+// staging buffers, chunk k+1 staged (copied, or converted to float) while chunk k transfers;
+// no full copy on the host. A pageable cudaMemcpy reached 1.4-5 GB/s on the H100 machine
+// (0.18-0.64 s for 10^7 x 11 doubles). Float: throws std::invalid_argument when a value lies
+// outside the float range.
+template <class Scalar>
+void upload(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t stream) {
+  if (count == 0) return;
   const std::size_t chunk = std::min(count, kStagingBytes / sizeof(Scalar));
   StagingBuffer<Scalar> staging(std::min(count, 2 * chunk));
   Event done[2];
@@ -126,32 +152,12 @@ void upload_converted(Scalar* d_dst, const double* src, std::size_t count, cudaS
     const std::size_t length = std::min(chunk, count - begin);
     Scalar* host = staging.data() + k * chunk;
     if (begin >= 2 * chunk) CUDA_CHECK(cudaEventSynchronize(done[k].get()));  // this half's last transfer
-    double largest = 0;
-    for (std::size_t i = 0; i < length; ++i) {
-      const double value = src[begin + i];
-      largest = std::max(largest, std::abs(value));
-      host[i] = static_cast<Scalar>(value);
-    }
-    require_single_precision_range(largest);
+    const double largest = stage(src + begin, host, length);
+    if constexpr (!std::is_same_v<Scalar, double>) require_single_precision_range(largest);
     CUDA_CHECK(cudaMemcpyAsync(d_dst + begin, host, sizeof(Scalar) * length, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaEventRecord(done[k].get(), stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-// Copies `count` host doubles to the device as Scalar and synchronises. Double: straight from
-// the caller's memory, no host copy (the driver stages pageable memory itself; a staging copy
-// of ours would be a host memcpy of the same speed plus the cost of pinning). Float: through
-// upload_converted; throws std::invalid_argument when a value lies outside the float range.
-template <class Scalar>
-void upload(Scalar* d_dst, const double* src, std::size_t count, cudaStream_t stream) {
-  if (count == 0) return;
-  if constexpr (std::is_same_v<Scalar, double>) {
-    to_device(d_dst, src, count, stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-  } else {
-    upload_converted(d_dst, src, count, stream);
-  }
 }
 
 }  // namespace
@@ -162,12 +168,17 @@ CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorit
   // A failed allocation elsewhere leaves a non-sticky error behind that later launch checks
   // (ours and cuBLAS's) would report: clear it so that this engine sees only its own errors.
   cudaGetLastError();
+  detail::Stopwatch trace_watch;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   try {
     CUBLAS_CHECK(cublasCreate(&blas_));
     cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
     CUBLAS_CHECK(cublasSetStream(blas_, stream_));
-    upload(X_d_.reserve(n_ * p_), data.X.data(), n_ * p_, stream_);
+    detail::trace("cuda engine stream, cuBLAS", trace_watch.lap());
+    Scalar* d_X = X_d_.reserve(n_ * p_);
+    detail::trace("cuda engine X allocated", trace_watch.lap());
+    upload(d_X, data.X.data(), n_ * p_, stream_);
+    detail::trace("cuda engine X uploaded", trace_watch.lap());
     upload(y_d_.reserve(n_), data.y.data(), n_, stream_);
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -237,6 +248,7 @@ void CudaEngine<Scalar>::release_batch_buffers() {
   hist_.release();
   inside_.release();
   below_.release();
+  equal_.release();
   rows_.release();
   subset_scratch_.release();
   sort_temp_.release();
@@ -262,8 +274,7 @@ template <class Scalar>
 void CudaEngine<Scalar>::squares_and_thresholds(std::size_t count, std::size_t k) {
   Scalar* R = R_.reserve(n_ * count);
   clock_.start(stream_);
-  residuals(blas_, X_d_.data(), y_d_.data(), n_, p_, 0, B_.data(), count, R, stream_);
-  square_inplace(R, n_ * count, stream_);
+  squared_residuals(X_d_.data(), y_d_.data(), n_, p_, B_.data(), count, R, stream_);
   clock_.residuals_done(stream_);
   select_thresholds(count, k);
   clock_.selection_done(stream_);
@@ -275,7 +286,7 @@ void CudaEngine<Scalar>::objectives_of_batch(const Eigen::MatrixXd& betas, std::
   upload_batch(betas, begin, count);
   squares_and_thresholds(count, h - 1);
   trimmed_sums(R_.data(), n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)), objective_.reserve(count),
-               below_.reserve(count), stream_);
+               below_.reserve(count), equal_.reserve(count), stream_);
 }
 
 template <class Scalar>
@@ -304,7 +315,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
     const double res0 = clock_.residuals_s(), sel0 = clock_.selection_s();
     objectives_of_batch(betas, begin, count, h);
     int* subset_scratch = subset_scratch_.reserve(h_subset_scratch(n_, count));
-    subset_gram(X_d_.data(), y_d_.data(), R_.data(), n_, p_, count, t_.data(), below_.data(), h, subset_scratch,
+    subset_gram(X_d_.data(), y_d_.data(), R_.data(), n_, p_, count, t_.data(), below_.data(), equal_.data(), h, subset_scratch,
                 gram_scratch_.reserve(subset_gram_scratch(n_, p_, count)), G_.reserve(q * q * count), stream_);
     std::int32_t* d_rows = rows_.reserve(h);  // for the rare QR fallback below, which must not allocate
     gram.resize(q * q * count);
@@ -472,8 +483,8 @@ void CudaEngine<Scalar>::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen:
     // #{d < t_j} per candidate (the trimmed sums themselves are not needed), then the h-subsets
     // (ties by row order, as the CPU engine) and their Gram matrices [X 1]^T [X 1].
     trimmed_sums(D, n_, count, t_.data(), h, sum_scratch_.reserve(trimmed_sums_scratch(n_, count)),
-                 objective_.reserve(count), below_.reserve(count), stream_);
-    subset_gram(X_d_.data(), y_d_.data(), D, n_, p_, count, t_.data(), below_.data(), h,
+                 objective_.reserve(count), below_.reserve(count), equal_.reserve(count), stream_);
+    subset_gram(X_d_.data(), y_d_.data(), D, n_, p_, count, t_.data(), below_.data(), equal_.data(), h,
                 subset_scratch_.reserve(h_subset_scratch(n_, count)),
                 gram_scratch_.reserve(subset_gram_scratch(n_, p_, count)), G_.reserve(q * q * count), stream_);
     to_host(grams.data() + begin * q * q, G_.data(), q * q * count, stream_);

@@ -72,7 +72,7 @@ class CudaEngine final : public detail::Engine {
   void for_each_batch(std::size_t m, std::size_t copies, Work&& work);
   void release_batch_buffers();
   // Squared residuals of betas(:, begin .. begin+count) into R_, thresholds t_j (the h-th
-  // smallest) into t_, trimmed sums into objective_ and below_ (all on the device).
+  // smallest) into t_, trimmed sums into objective_, below_ and equal_ (all on the device).
   void objectives_of_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count, std::size_t h);
   void select_thresholds(std::size_t count, std::size_t k);
   // R_ = squared residuals of the uploaded batch (B_), t_ = the k-th smallest of each column.
@@ -90,7 +90,7 @@ class CudaEngine final : public detail::Engine {
   selection::cuda::Workspace workspace_;
   DeviceArray<Scalar> X_d_, y_d_, B_, R_, sorted_, t_, whitened_, shifts_;
   DeviceArray<double> objective_, center_, half_, G_, gram_scratch_, sum_scratch_;
-  DeviceArray<std::int64_t> below_;
+  DeviceArray<std::int64_t> below_, equal_;
   DeviceArray<std::int32_t> rows_, subset_scratch_;
   DeviceArray<char> sort_temp_;
   // LMS window bounds (window_bounds): per column range, histogram, count in the sample window.

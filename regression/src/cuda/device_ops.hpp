@@ -31,19 +31,25 @@ template <class Scalar>
 void residuals(cublasHandle_t blas, const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p,
                std::size_t first_col, const Scalar* d_B, std::size_t m, Scalar* d_R, cudaStream_t stream);
 
+// R2(:, j) = (y - X B(:, j))^2 for m candidates (n x m, ld n) in one read of X, for p <= 64
+// (the engine allows 62): LTS's squared residuals without residuals' three passes.
 template <class Scalar>
-void square_inplace(Scalar* d_values, std::size_t count, cudaStream_t stream);
+void squared_residuals(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p, const Scalar* d_B,
+                       std::size_t m, Scalar* d_R2, cudaStream_t stream);
 
 // Per column j with threshold t_j (the h-th smallest value): objective_j =
-// sum_{v < t_j} v + (h - below_j) t_j (accumulated in double) and below_j = #{v < t_j}.
-// Deterministic (fixed summation order). d_scratch holds trimmed_sums_scratch(n, m) doubles.
+// sum_{v < t_j} v + (h - below_j) t_j (accumulated in double), below_j = #{v < t_j} and, unless
+// d_equal is null, equal_j = #{v == t_j}. Deterministic (fixed summation order). d_scratch holds
+// trimmed_sums_scratch(n, m) doubles.
 std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m);
 template <class Scalar>
 void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t, std::size_t h,
-                  double* d_scratch, double* d_objective, std::int64_t* d_below, cudaStream_t stream);
+                  double* d_scratch, double* d_objective, std::int64_t* d_below, std::int64_t* d_equal,
+                  cudaStream_t stream);
 
 // The h rows of each column with the smallest values, in row order, ties (v == t_j) taken
-// first-come: d_rows is h x m. d_scratch holds h_subset_scratch(n, m) ints.
+// first-come: d_rows is h x m. d_scratch holds h_subset_scratch(n, m) ints (with room for
+// subset_gram's mask bits).
 std::size_t h_subset_scratch(std::size_t n, std::size_t m);
 template <class Scalar>
 void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t,
@@ -51,13 +57,16 @@ void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scala
 
 // Augmented Gram matrices of the h-subsets of h_subset_rows, G_j = [X y]_H^T [X y]_H,
 // (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m), accumulated in double, computed
-// from the values without a row list (contiguous reads of X). d_subset_scratch holds h_subset_scratch(n, m) ints,
-// d_gram_scratch subset_gram_scratch(n, p, m) doubles. Deterministic (fixed summation order).
+// without a row list: a bit per row and candidate, then one read of [X y] per 32 candidates
+// (fewer for p > 21). d_subset_scratch holds h_subset_scratch(n, m) ints, d_gram_scratch
+// subset_gram_scratch(n, p, m) doubles. Deterministic (fixed summation order). d_equal (may be
+// null): trimmed_sums' counts of ties; a column whose ties are all taken (equal_j <= h - below_j,
+// the usual case: the row at t alone) skips the pass that orders them.
 std::size_t subset_gram_scratch(std::size_t n, std::size_t p, std::size_t m);
 template <class Scalar>
 void subset_gram(const Scalar* d_X, const Scalar* d_y, const Scalar* d_R2, std::size_t n, std::size_t p, std::size_t m,
-                 const Scalar* d_t, const std::int64_t* d_below, std::size_t h, int* d_subset_scratch,
-                 double* d_gram_scratch, double* d_G, cudaStream_t stream);
+                 const Scalar* d_t, const std::int64_t* d_below, const std::int64_t* d_equal, std::size_t h,
+                 int* d_subset_scratch, double* d_gram_scratch, double* d_G, cudaStream_t stream);
 
 // For columns sorted ascending (n x m): the shortest window of h consecutive values, as its
 // center and half width in double (first such window on ties, as the CPU engine).

@@ -17,16 +17,45 @@ __global__ void broadcast_columns(const Scalar* y, std::size_t n, std::size_t m,
     R[i] = y[i % n];
 }
 
-template <class Scalar>
-__global__ void square_kernel(Scalar* v, std::size_t count) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count; i += std::size_t{gridDim.x} * blockDim.x)
-    v[i] *= v[i];
+// (y - X b_j)^2 for a slice of kResidualSlice candidates (grid y) in one read of X: a thread
+// keeps its row of X in registers (kMaxP >= p) and the slice's coefficients sit in shared
+// memory. X b_j is summed in column order, then subtracted from y (as the CPU engine does).
+constexpr int kResidualSlice = 32;
+
+template <class Scalar, int kMaxP>
+__global__ void __launch_bounds__(kThreads) squared_residuals_kernel(const Scalar* X, const Scalar* y, std::size_t n,
+                                                                     int p, const Scalar* B, std::size_t m,
+                                                                     Scalar* R2) {
+  __shared__ Scalar coefficients[kMaxP * kResidualSlice];
+  const std::size_t first = std::size_t{blockIdx.y} * kResidualSlice;
+  const int columns = static_cast<int>(min(std::size_t{kResidualSlice}, m - first));
+  for (int e = static_cast<int>(threadIdx.x); e < p * columns; e += blockDim.x) coefficients[e] = B[first * p + e];
+  __syncthreads();
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    Scalar x[kMaxP];
+#pragma unroll
+    for (int c = 0; c < kMaxP; ++c) x[c] = c < p ? X[static_cast<std::size_t>(c) * n + i] : Scalar(0);
+    const Scalar observed = y[i];
+    for (int j = 0; j < columns; ++j) {
+      const Scalar* b = coefficients + j * p;
+      Scalar fitted = 0;
+#pragma unroll
+      for (int c = 0; c < kMaxP; ++c)
+        if (c < p) fitted = fma(x[c], b[c], fitted);
+      const Scalar r = observed - fitted;
+      R2[(first + j) * n + i] = r * r;
+    }
+  }
 }
 
 // Trimmed sums in two deterministic stages: per chunk of rows (all chunks of all columns at
 // once), then per column over its chunks in a fixed order. Values and thresholds are Scalar
 // (compared as such); the sums are accumulated in double.
 constexpr std::size_t kSumChunk = 16384;
+
+// Counts below and equal to t, packed in one 64-bit word (each below 2^32: n < 2^32 rows per
+// column chunk) so that one block reduction adds both.
+constexpr int kEqualShift = 32;
 
 template <class Scalar>
 __global__ void chunk_sums_kernel(const Scalar* R2, std::size_t n, std::size_t chunks, std::size_t first_column,
@@ -40,36 +69,40 @@ __global__ void chunk_sums_kernel(const Scalar* R2, std::size_t n, std::size_t c
   const Scalar* column = R2 + j * n;
   const std::size_t end = min(n, (c + 1) * kSumChunk);
   double sum = 0;
-  long long count = 0;
+  long long counts = 0;
   for (std::size_t i = c * kSumChunk + threadIdx.x; i < end; i += blockDim.x) {
     const Scalar v = column[i];
     if (v < threshold) {
       sum += static_cast<double>(v);
-      ++count;
+      ++counts;
     }
+    if (v == threshold) counts += 1LL << kEqualShift;
   }
   const double total = Reduce(reduce_storage).Sum(sum);
-  const long long total_count = Count(count_storage).Sum(count);
+  const long long total_counts = Count(count_storage).Sum(counts);
   if (threadIdx.x == 0) {
     partial_sum[j * chunks + c] = total;
-    partial_count[j * chunks + c] = total_count;
+    partial_count[j * chunks + c] = total_counts;
   }
 }
 
 template <class Scalar>
 __global__ void column_sums_kernel(std::size_t m, std::size_t chunks, const Scalar* t, std::size_t h,
                                    const double* partial_sum, const long long* partial_count, double* objective,
-                                   std::int64_t* below) {
+                                   std::int64_t* below, std::int64_t* equal) {
   const std::size_t j = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   if (j >= m) return;
+  constexpr long long kLow = (1LL << kEqualShift) - 1;
   double sum = 0;
-  long long count = 0;
+  long long count = 0, equal_count = 0;
   for (std::size_t c = 0; c < chunks; ++c) {
     sum += partial_sum[j * chunks + c];
-    count += partial_count[j * chunks + c];
+    count += partial_count[j * chunks + c] & kLow;
+    equal_count += partial_count[j * chunks + c] >> kEqualShift;
   }
   objective[j] = sum + static_cast<double>(static_cast<long long>(h) - count) * static_cast<double>(t[j]);
   below[j] = count;
+  if (equal != nullptr) equal[j] = equal_count;
 }
 
 unsigned grid_for(std::size_t count) {
@@ -101,9 +134,28 @@ void residuals(cublasHandle_t blas, const Scalar* d_X, const Scalar* d_y, std::s
 }
 
 template <class Scalar>
-void square_inplace(Scalar* d_values, std::size_t count, cudaStream_t stream) {
-  square_kernel<<<grid_for(count), kThreads, 0, stream>>>(d_values, count);
-  CUDA_CHECK_LAUNCH();
+void squared_residuals(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p, const Scalar* d_B,
+                       std::size_t m, Scalar* d_R2, cudaStream_t stream) {
+  if (n == 0 || m == 0) return;
+  const auto launch = [&](auto kernel) {
+    const std::size_t slices = (m + kResidualSlice - 1) / kResidualSlice;
+    const auto row_blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 132 * 8));
+    for (std::size_t first = 0; first < slices; first += kMaxGridY) {
+      const auto count = static_cast<unsigned>(std::min(kMaxGridY, slices - first));
+      const std::size_t column = first * kResidualSlice;
+      kernel<<<dim3(row_blocks, count), kThreads, 0, stream>>>(d_X, d_y, n, static_cast<int>(p), d_B + column * p,
+                                                               m - column, d_R2 + column * n);
+      CUDA_CHECK_LAUNCH();
+    }
+  };
+  if (p <= 8)
+    launch(squared_residuals_kernel<Scalar, 8>);
+  else if (p <= 16)
+    launch(squared_residuals_kernel<Scalar, 16>);
+  else if (p <= 32)
+    launch(squared_residuals_kernel<Scalar, 32>);
+  else
+    launch(squared_residuals_kernel<Scalar, 64>);
 }
 
 std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m) {
@@ -112,7 +164,8 @@ std::size_t trimmed_sums_scratch(std::size_t n, std::size_t m) {
 
 template <class Scalar>
 void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar* d_t, std::size_t h,
-                  double* d_scratch, double* d_objective, std::int64_t* d_below, cudaStream_t stream) {
+                  double* d_scratch, double* d_objective, std::int64_t* d_below, std::int64_t* d_equal,
+                  cudaStream_t stream) {
   const std::size_t chunks = (n + kSumChunk - 1) / kSumChunk;
   double* partial_sum = d_scratch;
   auto* partial_count = reinterpret_cast<long long*>(d_scratch + m * chunks);
@@ -122,16 +175,17 @@ void trimmed_sums(const Scalar* d_R2, std::size_t n, std::size_t m, const Scalar
     CUDA_CHECK_LAUNCH();
   });
   column_sums_kernel<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      m, chunks, d_t, h, partial_sum, partial_count, d_objective, d_below);
+      m, chunks, d_t, h, partial_sum, partial_count, d_objective, d_below, d_equal);
   CUDA_CHECK_LAUNCH();
 }
 
 #define RF_INSTANTIATE(Scalar)                                                                                        \
   template void residuals<Scalar>(cublasHandle_t, const Scalar*, const Scalar*, std::size_t, std::size_t, std::size_t, \
                                   const Scalar*, std::size_t, Scalar*, cudaStream_t);                                  \
-  template void square_inplace<Scalar>(Scalar*, std::size_t, cudaStream_t);                                            \
+  template void squared_residuals<Scalar>(const Scalar*, const Scalar*, std::size_t, std::size_t, const Scalar*,       \
+                                          std::size_t, Scalar*, cudaStream_t);                                         \
   template void trimmed_sums<Scalar>(const Scalar*, std::size_t, std::size_t, const Scalar*, std::size_t, double*,    \
-                                     double*, std::int64_t*, cudaStream_t);
+                                     double*, std::int64_t*, std::int64_t*, cudaStream_t);
 RF_INSTANTIATE(float)
 RF_INSTANTIATE(double)
 #undef RF_INSTANTIATE

@@ -80,8 +80,7 @@ class CudaLocalPasses final : public LocalPasses {
     const Eigen::MatrixXd B = betas;  // contiguous
     upload(B_, B.data(), p_ * m_, stream_);
     double* R = R_.reserve(n_ * m_);
-    cuda::residuals(blas_, X_.data(), y_.data(), n_, p_, 0, B_.data(), m_, R, stream_);
-    cuda::square_inplace(R, n_ * m_, stream_);
+    cuda::squared_residuals(X_.data(), y_.data(), n_, p_, B_.data(), m_, R, stream_);
     CUDA_CHECK(cudaStreamSynchronize(stream_));  // the shards copy the squares on the default stream
     for (std::size_t j = 0; j < m_; ++j) shards.push_back(distributed::make_cuda_local_shard_from_device<double>(R + j * n_, n_));
     return shards;
@@ -110,7 +109,7 @@ class CudaLocalPasses final : public LocalPasses {
     for (std::size_t j = 0; j < m_; ++j) shifted[j] = static_cast<std::int64_t>(n_ - take[j]);
     upload(t_, t.data(), m_, stream_);
     upload(shifted_, shifted.data(), m_, stream_);
-    cuda::subset_gram(X_.data(), y_.data(), R_.data(), n_, p_, m_, t_.data(), shifted_.data(), n_,
+    cuda::subset_gram(X_.data(), y_.data(), R_.data(), n_, p_, m_, t_.data(), shifted_.data(), nullptr, n_,
                       subset_scratch_.reserve(cuda::h_subset_scratch(n_, m_)),
                       gram_scratch_.reserve(cuda::subset_gram_scratch(n_, p_, m_)), G_.reserve(q * q * m_), stream_);
     std::vector<double> lower(q * q * m_);
