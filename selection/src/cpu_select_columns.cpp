@@ -1,0 +1,171 @@
+// kth_smallest_many_columns: the sampled-bracket selection of a few ranks in many columns at
+// once, every (column, row chunk) pair a task of one parallel pass.
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/common/target_clones.hpp"
+#include "robustfit/selection/cpu_select.hpp"
+#include "sample_bracket.hpp"
+#include "select_branch_free.hpp"
+
+namespace robustfit::selection {
+namespace {
+
+struct ChunkCounts {
+  std::size_t below = 0, above = 0, inside = 0;
+};
+
+// A column's values, or its absolute deviations from a centre (computed as |v - c|, the numbers
+// a stored deviation vector would hold).
+template <class T>
+struct ColumnValues {
+  std::span<const T> values;
+  bool deviations = false;
+  T centre = 0;
+
+  T operator()(std::size_t i) const { return deviations ? std::abs(values[i] - centre) : values[i]; }
+};
+
+// One row chunk: the counts below and above [low, high] (one vectorised pass), then, with the
+// chunk in cache, the copy of the values inside to `out` in row order: every value is stored and
+// the position advances for those inside (branch-free; out[inside] never passes the chunk's room).
+// A NaN is in none of the three counts.
+template <bool Deviations, class T>
+[[gnu::always_inline]] inline ChunkCounts count_and_copy(const T* v, std::size_t n, T centre, T low, T high, T* out) {
+  const auto value = [&](std::size_t i) { return Deviations ? std::abs(v[i] - centre) : v[i]; };
+  std::size_t below = 0, above = 0, inside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    below += value(i) < low;
+    above += value(i) > high;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const T x = value(i);
+    out[inside] = x;
+    inside += (x >= low) & (x <= high);
+  }
+  return {below, above, inside};
+}
+
+#define ROBUSTFIT_COLUMN_PASS(T)                                                                              \
+  ROBUSTFIT_TARGET_CLONES ChunkCounts count_and_copy_chunk(const ColumnValues<T>& column, std::size_t begin,  \
+                                                           std::size_t end, T low, T high, T* out) {           \
+    const T* v = column.values.data() + begin;                                                                \
+    return column.deviations ? count_and_copy<true>(v, end - begin, column.centre, low, high, out)           \
+                             : count_and_copy<false>(v, end - begin, column.centre, low, high, out);          \
+  }
+ROBUSTFIT_COLUMN_PASS(float)
+ROBUSTFIT_COLUMN_PASS(double)
+#undef ROBUSTFIT_COLUMN_PASS
+
+// kth_smallest_many of the column's values, stored: the reference, and its errors.
+template <class T>
+std::vector<T> select_stored(const ColumnValues<T>& column, std::span<const std::size_t> ks) {
+  std::vector<T> values(column.values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = column(i);
+  return kth_smallest_many<T>(values, ks);
+}
+
+// The bracket [low, high] of all ranks from a regular sample of the column's values; nullopt
+// for a NaN in the sample.
+template <class T>
+std::optional<std::pair<T, T>> column_bracket(const ColumnValues<T>& column, std::span<const std::size_t> ks) {
+  const std::size_t n = column.values.size(), s = detail::sample_size(n);
+  std::vector<T> sample(s);
+  if (!detail::take_sample(column.values, s, sample.data())) return std::nullopt;
+  if (column.deviations)
+    for (T& x : sample) x = std::abs(x - column.centre);
+  const auto [lowest, highest] = std::minmax_element(ks.begin(), ks.end());
+  return detail::sample_bracket(sample.data(), s, n, *lowest, *highest);
+}
+
+// The column's order statistics from its chunks' counts and the values inside (chunk c's at
+// store + row_chunk_begin(c)); kth_smallest_many of all its values when the bracket missed a
+// rank or a value is NaN.
+template <class T>
+std::vector<T> select_inside(const ColumnValues<T>& column, std::span<const std::size_t> ks,
+                             std::span<const ChunkCounts> chunks, const T* store) {
+  const std::size_t n = column.values.size();
+  ChunkCounts all;
+  for (const ChunkCounts& c : chunks) all.below += c.below, all.above += c.above, all.inside += c.inside;
+  const auto [lowest, highest] = std::minmax_element(ks.begin(), ks.end());
+  if (all.below + all.above + all.inside != n || *lowest < all.below || *highest >= all.below + all.inside)
+    return select_stored(column, ks);
+  std::vector<T> inside;
+  inside.reserve(all.inside);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const T* first = store + common::row_chunk_begin(n, c);
+    inside.insert(inside.end(), first, first + chunks[c].inside);
+  }
+  // Each rank by the branch-free quickselect on a copy of those inside (no NaN among them).
+  std::vector<T> work(2 * inside.size());
+  std::vector<T> result;
+  for (const std::size_t k : ks) {
+    std::copy(inside.begin(), inside.end(), work.begin());
+    result.push_back(detail::select_branch_free(work.data(), work.data() + inside.size(), inside.size(), k - all.below));
+  }
+  return result;
+}
+
+}  // namespace
+
+template <class T>
+std::vector<std::vector<T>> kth_smallest_many_columns(std::span<const std::span<const T>> columns,
+                                                     std::span<const std::size_t> ks, std::span<const T> centres) {
+  const std::size_t m = columns.size(), n = m == 0 ? 0 : columns[0].size();
+  if (!centres.empty() && centres.size() != m) throw std::invalid_argument("one centre per column is needed");
+  if (std::any_of(columns.begin(), columns.end(), [&](std::span<const T> c) { return c.size() != n; }))
+    throw std::invalid_argument("the columns differ in length");
+  std::vector<ColumnValues<T>> column(m);
+  for (std::size_t j = 0; j < m; ++j) column[j] = {columns[j], !centres.empty(), centres.empty() ? T(0) : centres[j]};
+  std::vector<std::vector<T>> result(m);
+  std::vector<std::exception_ptr> errors(m);
+  // Each column's errors are caught, the first column's rethrown: the same error on any number of threads.
+  const auto each_column = [&](auto&& select) {
+    common::parallel_for(m, [&](unsigned, std::size_t j) {
+      try {
+        result[j] = select(j);
+      } catch (...) {
+        errors[j] = std::current_exception();
+      }
+    });
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
+  };
+  const bool small = n < detail::kMinBracketed || ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return k >= n; });
+  if (small) {
+    each_column([&](std::size_t j) { return select_stored(column[j], ks); });
+    return result;
+  }
+  std::vector<std::optional<std::pair<T, T>>> brackets(m);
+  common::parallel_for(m, [&](unsigned, std::size_t j) { brackets[j] = column_bracket(column[j], ks); });
+  // Chunk c of column j copies the values inside to store + j n + its first row: the pages of
+  // the few values copied are the only ones touched.
+  const std::size_t chunks = common::row_chunk_count(n);
+  const std::unique_ptr<T[]> store(new T[m * n]);
+  std::vector<ChunkCounts> counts(m * chunks);
+  common::parallel_for(m * chunks, [&](unsigned, std::size_t t) {
+    const std::size_t j = t / chunks, c = t % chunks, begin = common::row_chunk_begin(n, c);
+    if (brackets[j])
+      counts[t] = count_and_copy_chunk(column[j], begin, common::row_chunk_begin(n, c + 1), brackets[j]->first,
+                                       brackets[j]->second, store.get() + j * n + begin);
+  });
+  each_column([&](std::size_t j) {
+    return brackets[j] ? select_inside(column[j], ks, std::span<const ChunkCounts>(counts).subspan(j * chunks, chunks), store.get() + j * n)
+                       : select_stored(column[j], ks);
+  });
+  return result;
+}
+
+template std::vector<std::vector<float>> kth_smallest_many_columns<float>(std::span<const std::span<const float>>,
+                                                                          std::span<const std::size_t>, std::span<const float>);
+template std::vector<std::vector<double>> kth_smallest_many_columns<double>(std::span<const std::span<const double>>,
+                                                                            std::span<const std::size_t>, std::span<const double>);
+
+}  // namespace robustfit::selection
