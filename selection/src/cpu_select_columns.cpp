@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -18,8 +17,11 @@
 namespace robustfit::selection {
 namespace {
 
-struct ChunkCounts {
-  std::size_t below = 0, above = 0, inside = 0;
+// One row chunk of a column: its values below and above a bracket, and those inside it in row order.
+template <class T>
+struct ChunkPart {
+  std::size_t below = 0, above = 0;
+  std::vector<T> inside;
 };
 
 // A column's values, or its absolute deviations from a centre (computed as |v - c|, the numbers
@@ -34,31 +36,36 @@ struct ColumnValues {
 };
 
 // One row chunk: the counts below and above [low, high] (one vectorised pass), then, with the
-// chunk in cache, the copy of the values inside to `out` in row order: every value is stored and
-// the position advances for those inside (branch-free; out[inside] never passes the chunk's room).
+// chunk in cache, the copy of the values inside in row order: every value is stored and the
+// position advances for those inside (branch-free; the room is one more than the most inside).
 // A NaN is in none of the three counts.
 template <bool Deviations, class T>
-[[gnu::always_inline]] inline ChunkCounts count_and_copy(const T* v, std::size_t n, T centre, T low, T high, T* out) {
+[[gnu::always_inline]] inline void count_and_copy(const T* v, std::size_t n, T centre, T low, T high, ChunkPart<T>& part) {
   const auto value = [&](std::size_t i) { return Deviations ? std::abs(v[i] - centre) : v[i]; };
-  std::size_t below = 0, above = 0, inside = 0;
+  std::size_t below = 0, above = 0;
   for (std::size_t i = 0; i < n; ++i) {
     below += value(i) < low;
     above += value(i) > high;
   }
+  part.below = below;
+  part.above = above;
+  part.inside.resize(n - below - above + 1);
+  T* out = part.inside.data();
+  std::size_t inside = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const T x = value(i);
     out[inside] = x;
     inside += (x >= low) & (x <= high);
   }
-  return {below, above, inside};
+  part.inside.resize(inside);
 }
 
-#define ROBUSTFIT_COLUMN_PASS(T)                                                                              \
-  ROBUSTFIT_TARGET_CLONES ChunkCounts count_and_copy_chunk(const ColumnValues<T>& column, std::size_t begin,  \
-                                                           std::size_t end, T low, T high, T* out) {           \
-    const T* v = column.values.data() + begin;                                                                \
-    return column.deviations ? count_and_copy<true>(v, end - begin, column.centre, low, high, out)           \
-                             : count_and_copy<false>(v, end - begin, column.centre, low, high, out);          \
+#define ROBUSTFIT_COLUMN_PASS(T)                                                                             \
+  ROBUSTFIT_TARGET_CLONES void count_and_copy_chunk(const ColumnValues<T>& column, std::size_t begin,         \
+                                                    std::size_t end, T low, T high, ChunkPart<T>& part) {     \
+    const T* v = column.values.data() + begin;                                                               \
+    if (column.deviations) count_and_copy<true>(v, end - begin, column.centre, low, high, part);             \
+    else count_and_copy<false>(v, end - begin, column.centre, low, high, part);                              \
   }
 ROBUSTFIT_COLUMN_PASS(float)
 ROBUSTFIT_COLUMN_PASS(double)
@@ -85,30 +92,22 @@ std::optional<std::pair<T, T>> column_bracket(const ColumnValues<T>& column, std
   return detail::sample_bracket(sample.data(), s, n, *lowest, *highest);
 }
 
-// The column's order statistics from its chunks' counts and the values inside (chunk c's at
-// store + row_chunk_begin(c)); kth_smallest_many of all its values when the bracket missed a
-// rank or a value is NaN.
+// The column's order statistics from its chunks' parts; kth_smallest_many of all its values
+// when the bracket missed a rank or a value is NaN.
 template <class T>
-std::vector<T> select_inside(const ColumnValues<T>& column, std::span<const std::size_t> ks,
-                             std::span<const ChunkCounts> chunks, const T* store) {
-  const std::size_t n = column.values.size();
-  ChunkCounts all;
-  for (const ChunkCounts& c : chunks) all.below += c.below, all.above += c.above, all.inside += c.inside;
+std::vector<T> select_inside(const ColumnValues<T>& column, std::span<const std::size_t> ks, std::span<const ChunkPart<T>> parts) {
+  std::size_t below = 0, above = 0, count = 0;
+  for (const ChunkPart<T>& part : parts) below += part.below, above += part.above, count += part.inside.size();
   const auto [lowest, highest] = std::minmax_element(ks.begin(), ks.end());
-  if (all.below + all.above + all.inside != n || *lowest < all.below || *highest >= all.below + all.inside)
+  if (below + above + count != column.values.size() || *lowest < below || *highest >= below + count)
     return select_stored(column, ks);
-  std::vector<T> inside;
-  inside.reserve(all.inside);
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const T* first = store + common::row_chunk_begin(n, c);
-    inside.insert(inside.end(), first, first + chunks[c].inside);
-  }
   // Each rank by the branch-free quickselect on a copy of those inside (no NaN among them).
-  std::vector<T> work(2 * inside.size());
+  std::vector<T> work(2 * count);
   std::vector<T> result;
   for (const std::size_t k : ks) {
-    std::copy(inside.begin(), inside.end(), work.begin());
-    result.push_back(detail::select_branch_free(work.data(), work.data() + inside.size(), inside.size(), k - all.below));
+    T* out = work.data();
+    for (const ChunkPart<T>& part : parts) out = std::copy(part.inside.begin(), part.inside.end(), out);
+    result.push_back(detail::select_branch_free(work.data(), work.data() + count, count, k - below));
   }
   return result;
 }
@@ -145,19 +144,17 @@ std::vector<std::vector<T>> kth_smallest_many_columns(std::span<const std::span<
   }
   std::vector<std::optional<std::pair<T, T>>> brackets(m);
   common::parallel_for(m, [&](unsigned, std::size_t j) { brackets[j] = column_bracket(column[j], ks); });
-  // Chunk c of column j copies the values inside to store + j n + its first row: the pages of
-  // the few values copied are the only ones touched.
+  // Chunk c of column j: task j chunks + c.
   const std::size_t chunks = common::row_chunk_count(n);
-  const std::unique_ptr<T[]> store(new T[m * n]);
-  std::vector<ChunkCounts> counts(m * chunks);
+  std::vector<ChunkPart<T>> parts(m * chunks);
   common::parallel_for(m * chunks, [&](unsigned, std::size_t t) {
-    const std::size_t j = t / chunks, c = t % chunks, begin = common::row_chunk_begin(n, c);
+    const std::size_t j = t / chunks, c = t % chunks;
     if (brackets[j])
-      counts[t] = count_and_copy_chunk(column[j], begin, common::row_chunk_begin(n, c + 1), brackets[j]->first,
-                                       brackets[j]->second, store.get() + j * n + begin);
+      count_and_copy_chunk(column[j], common::row_chunk_begin(n, c), common::row_chunk_begin(n, c + 1), brackets[j]->first,
+                           brackets[j]->second, parts[t]);
   });
   each_column([&](std::size_t j) {
-    return brackets[j] ? select_inside(column[j], ks, std::span<const ChunkCounts>(counts).subspan(j * chunks, chunks), store.get() + j * n)
+    return brackets[j] ? select_inside(column[j], ks, std::span<const ChunkPart<T>>(parts).subspan(j * chunks, chunks))
                        : select_stored(column[j], ks);
   });
   return result;
