@@ -112,52 +112,69 @@ std::vector<T> select_inside(const ColumnValues<T>& column, std::span<const std:
   return result;
 }
 
-}  // namespace
-
+// The columns as ColumnValues, after the argument checks.
 template <class T>
-std::vector<std::vector<T>> kth_smallest_many_columns(std::span<const std::span<const T>> columns,
-                                                     std::span<const std::size_t> ks, std::span<const T> centres) {
+std::vector<ColumnValues<T>> column_values(std::span<const std::span<const T>> columns, std::span<const T> centres) {
   const std::size_t m = columns.size(), n = m == 0 ? 0 : columns[0].size();
   if (!centres.empty() && centres.size() != m) throw std::invalid_argument("one centre per column is needed");
   if (std::any_of(columns.begin(), columns.end(), [&](std::span<const T> c) { return c.size() != n; }))
     throw std::invalid_argument("the columns differ in length");
   std::vector<ColumnValues<T>> column(m);
   for (std::size_t j = 0; j < m; ++j) column[j] = {columns[j], !centres.empty(), centres.empty() ? T(0) : centres[j]};
+  return column;
+}
+
+// select(j) for every column j, in parallel; each column's error is caught and the first
+// column's rethrown: the same error on any number of threads.
+template <class T, class Select>
+std::vector<std::vector<T>> each_column(std::size_t m, Select&& select) {
   std::vector<std::vector<T>> result(m);
   std::vector<std::exception_ptr> errors(m);
-  // Each column's errors are caught, the first column's rethrown: the same error on any number of threads.
-  const auto each_column = [&](auto&& select) {
-    common::parallel_for(m, [&](unsigned, std::size_t j) {
-      try {
-        result[j] = select(j);
-      } catch (...) {
-        errors[j] = std::current_exception();
-      }
-    });
-    for (const auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  };
-  const bool small = n < detail::kMinBracketed || ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return k >= n; });
-  if (small) {
-    each_column([&](std::size_t j) { return select_stored(column[j], ks); });
-    return result;
-  }
-  std::vector<std::optional<std::pair<T, T>>> brackets(m);
-  common::parallel_for(m, [&](unsigned, std::size_t j) { brackets[j] = column_bracket(column[j], ks); });
-  // Chunk c of column j: task j chunks + c.
+  common::parallel_for(m, [&](unsigned, std::size_t j) {
+    try {
+      result[j] = select(j);
+    } catch (...) {
+      errors[j] = std::current_exception();
+    }
+  });
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return result;
+}
+
+// Every (column, row chunk) pass in one parallel loop: chunk c of column j is task j chunks + c
+// (nothing for a column without a bracket).
+template <class T>
+std::vector<ChunkPart<T>> chunk_parts(const std::vector<ColumnValues<T>>& column,
+                                      const std::vector<std::optional<std::pair<T, T>>>& brackets, std::size_t n) {
   const std::size_t chunks = common::row_chunk_count(n);
-  std::vector<ChunkPart<T>> parts(m * chunks);
-  common::parallel_for(m * chunks, [&](unsigned, std::size_t t) {
+  std::vector<ChunkPart<T>> parts(column.size() * chunks);
+  common::parallel_for(parts.size(), [&](unsigned, std::size_t t) {
     const std::size_t j = t / chunks, c = t % chunks;
     if (brackets[j])
       count_and_copy_chunk(column[j], common::row_chunk_begin(n, c), common::row_chunk_begin(n, c + 1), brackets[j]->first,
                            brackets[j]->second, parts[t]);
   });
-  each_column([&](std::size_t j) {
+  return parts;
+}
+
+}  // namespace
+
+template <class T>
+std::vector<std::vector<T>> kth_smallest_many_columns(std::span<const std::span<const T>> columns,
+                                                     std::span<const std::size_t> ks, std::span<const T> centres) {
+  const std::vector<ColumnValues<T>> column = column_values(columns, centres);
+  const std::size_t m = column.size(), n = m == 0 ? 0 : columns[0].size();
+  const bool small = n < detail::kMinBracketed || ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return k >= n; });
+  if (small) return each_column<T>(m, [&](std::size_t j) { return select_stored(column[j], ks); });
+  std::vector<std::optional<std::pair<T, T>>> brackets(m);
+  common::parallel_for(m, [&](unsigned, std::size_t j) { brackets[j] = column_bracket(column[j], ks); });
+  const std::vector<ChunkPart<T>> parts = chunk_parts(column, brackets, n);
+  const std::size_t chunks = common::row_chunk_count(n);
+  return each_column<T>(m, [&](std::size_t j) {
     return brackets[j] ? select_inside(column[j], ks, std::span<const ChunkPart<T>>(parts).subspan(j * chunks, chunks))
                        : select_stored(column[j], ks);
   });
-  return result;
 }
 
 template std::vector<std::vector<float>> kth_smallest_many_columns<float>(std::span<const std::span<const float>>,
