@@ -41,6 +41,10 @@ namespace {
 using Index = Eigen::Index;
 Index idx(std::size_t i) { return static_cast<Index>(i); }
 
+// This part's rows of the data where the caller keeps them: never copied (at 10^6 x 10 the first
+// touch of a copy's 80 MB cost more than a pass over the data).
+using Rows = Eigen::Ref<const Eigen::MatrixXd>;
+
 // robustbase's FAST-MCD: 10 finalists per stage; above n = 5000 only the best goes on to the
 // final iterations (robustbase: 1 to 10 C-steps by n p; we iterate it to convergence).
 constexpr SearchPlan kMcdPlan{.keep_best = 10, .initial_steps = 2, .max_steps = 500, .subsample_size = 300,
@@ -71,10 +75,30 @@ Moments moments_of_gram(const double* gram, std::size_t p) {
   return m;
 }
 
+// The rows of X listed in [from, to) of `rows` (when null, rows from .. to - 1), minus `shift`
+// when given, into A (resized): column by column, so that each column of X is read in order.
+// The values of a copy with A.rowwise() -= shift.
+void gather_chunk(Rows X, const std::vector<std::size_t>* rows, std::size_t from, std::size_t to,
+                  const Eigen::VectorXd* shift, Eigen::MatrixXd& A) {
+  const Index m = idx(to - from);
+  A.resize(m, X.cols());
+  for (Index j = 0; j < X.cols(); ++j) {
+    auto a = A.col(j);
+    if (rows == nullptr) {
+      a = X.col(j).segment(idx(from), m);
+    } else {
+      for (Index i = 0; i < m; ++i) a(i) = X(idx((*rows)[from + static_cast<std::size_t>(i)]), j);
+    }
+    if (shift != nullptr) a.array() -= (*shift)(j);
+  }
+}
+
 // Mean and covariance (two-pass) of the given rows of this part's X (sorted; all its rows when
 // `rows` is null) together with the other parts' (`all`), in parallel over fixed row chunks,
-// partial sums added in chunk order, then over the parts.
-Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>* rows, const RowReductions& all) {
+// partial sums added in chunk order, then over the parts. Each pass gathers a chunk into its
+// worker's scratch matrix (Eigen's column sums and rank update then see what they saw on a fresh
+// copy: the same numbers) rather than into a new matrix per chunk.
+Moments moments_of_rows(Rows X, const std::vector<std::size_t>* rows, const RowReductions& all) {
   const auto n = static_cast<std::size_t>(X.rows());
   const Index p = X.cols();
   const std::size_t chunks = common::row_chunk_count(n);
@@ -84,26 +108,11 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>
     first[c] = rows == nullptr ? common::row_chunk_begin(n, c)
                                : static_cast<std::size_t>(std::lower_bound(rows->begin(), rows->end(), common::row_chunk_begin(n, c)) - rows->begin());
   const std::size_t count = all.total(rows == nullptr ? n : rows->size());
-  auto gather = [&](std::size_t c) {
-    Eigen::MatrixXd A(idx(first[c + 1] - first[c]), p);
-    if (rows == nullptr) {
-      A = X.middleRows(idx(first[c]), A.rows());
-    } else {
-      for (Index i = 0; i < A.rows(); ++i) A.row(i) = X.row(idx((*rows)[first[c] + static_cast<std::size_t>(i)]));
-    }
-    return A;
-  };
-  // A subset's rows are gathered once for both passes (a gather reads X by rows, across its
-  // columns: the costly read).
-  std::vector<Eigen::MatrixXd> gathered(rows == nullptr ? 0 : chunks);
+  std::vector<Eigen::MatrixXd> scratch(common::row_workers(n));
   std::vector<Eigen::VectorXd> sums(chunks);
-  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
-    if (rows == nullptr) {
-      sums[c] = gather(c).colwise().sum().transpose();
-    } else {
-      gathered[c] = gather(c);
-      sums[c] = gathered[c].colwise().sum().transpose();
-    }
+  common::parallel_rows_by_worker(n, [&](unsigned w, std::size_t c, std::size_t, std::size_t) {
+    gather_chunk(X, rows, first[c], first[c + 1], nullptr, scratch[w]);
+    sums[c] = scratch[w].colwise().sum().transpose();
   });
   Moments m;
   m.center = Eigen::VectorXd::Zero(p);
@@ -111,11 +120,10 @@ Moments moments_of_rows(const Eigen::MatrixXd& X, const std::vector<std::size_t>
   all.sum(std::span<double>(m.center.data(), static_cast<std::size_t>(p)));
   m.center /= static_cast<double>(count);
   std::vector<Eigen::MatrixXd> products(chunks);
-  common::parallel_rows(n, [&](std::size_t c, std::size_t, std::size_t) {
-    Eigen::MatrixXd A = rows == nullptr ? gather(c) : std::move(gathered[c]);
-    A.rowwise() -= m.center.transpose();
+  common::parallel_rows_by_worker(n, [&](unsigned w, std::size_t c, std::size_t, std::size_t) {
+    gather_chunk(X, rows, first[c], first[c + 1], &m.center, scratch[w]);
     products[c] = Eigen::MatrixXd::Zero(p, p);
-    products[c].selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+    products[c].selfadjointView<Eigen::Lower>().rankUpdate(scratch[w].transpose());
   });
   Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(p, p);
   for (const auto& product : products) lower += product;
@@ -140,52 +148,43 @@ double log_det(const Eigen::LLT<Eigen::MatrixXd>& llt) {
   return 2 * llt.matrixLLT().diagonal().array().log().sum();
 }
 
-// A copy of X, in parallel over fixed row chunks (at 10^6 x 10 the first touch of its 80 MB is
-// most of the cost).
-Eigen::MatrixXd copy_of(Eigen::Ref<const Eigen::MatrixXd> X) {
-  Eigen::MatrixXd out(X.rows(), X.cols());
-  common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
-    out.middleRows(idx(begin), idx(end - begin)) = X.middleRows(idx(begin), idx(end - begin));
-  });
-  return out;
-}
-
 // (X - median) / mad column by column, in parallel over row chunks (elementwise: the numbers
 // of the serial expression).
-Eigen::MatrixXd standardized(const Eigen::MatrixXd& X, const Eigen::VectorXd& median, const Eigen::VectorXd& mad) {
+Eigen::MatrixXd standardized(Rows X, const Eigen::VectorXd& median, const Eigen::VectorXd& mad) {
   Eigen::MatrixXd Z(X.rows(), X.cols());
   common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
     const Index b = idx(begin), m = idx(end - begin);
-    Z.middleRows(b, m) = (X.middleRows(b, m).rowwise() - median.transpose()).array().rowwise() / mad.transpose().array();
+    for (Index j = 0; j < X.cols(); ++j)
+      Z.col(j).segment(b, m) = (X.col(j).segment(b, m).array() - median(j)) / mad(j);
   });
   return Z;
 }
 
-// Squared Mahalanobis distances of all rows of X, in parallel over fixed row chunks.
-Eigen::VectorXd squared_distances(const Eigen::MatrixXd& X, const Eigen::VectorXd& center,
-                                  const Eigen::LLT<Eigen::MatrixXd>& llt) {
+// Squared Mahalanobis distances of all rows of X into d (resized; a spent vector of n values is
+// reused, its pages already touched), in parallel over fixed row chunks: a chunk's whitened rows
+// (one GEMM) into its worker's scratch, then their sums of squares.
+void squared_distances(Rows X, const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) {
   const auto n = static_cast<std::size_t>(X.rows());
   const Eigen::MatrixXd L = llt.matrixL();
   const Eigen::MatrixXd W = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(X.cols(), X.cols()));
   const Eigen::RowVectorXd shift = (W * center).transpose();
-  Eigen::VectorXd d(X.rows());
-  common::parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+  d.resize(X.rows());
+  std::vector<Eigen::MatrixXd> scratch(common::row_workers(n));
+  common::parallel_rows_by_worker(n, [&](unsigned w, std::size_t, std::size_t begin, std::size_t end) {
     const auto b = idx(begin), m = idx(end - begin);
-    const Eigen::MatrixXd Y = X.middleRows(b, m) * W.transpose();
+    Eigen::MatrixXd& Y = scratch[w];
+    Y.noalias() = X.middleRows(b, m) * W.transpose();
     auto chunk = d.segment(b, m).array();
     chunk = (Y.col(0).array() - shift(0)).square();
     for (Index k = 1; k < Y.cols(); ++k) chunk += (Y.col(k).array() - shift(k)).square();
   });
-  return d;
 }
 
-// sqrt of every entry, in parallel over fixed row chunks (elementwise: the same numbers).
-Eigen::VectorXd square_roots(const Eigen::VectorXd& v) {
-  Eigen::VectorXd out(v.size());
+// sqrt of every entry in place, in parallel over fixed row chunks (elementwise: the same numbers).
+void take_square_roots(Eigen::VectorXd& v) {
   common::parallel_rows(static_cast<std::size_t>(v.size()), [&](std::size_t, std::size_t begin, std::size_t end) {
-    out.segment(idx(begin), idx(end - begin)) = v.segment(idx(begin), idx(end - begin)).cwiseSqrt();
+    v.segment(idx(begin), idx(end - begin)) = v.segment(idx(begin), idx(end - begin)).cwiseSqrt();
   });
-  return out;
 }
 
 // Candidate columns: [center (p); vec(covariance) (p * p)].
@@ -213,7 +212,7 @@ struct Hyperplane {
 
 // The rows of X on the hyperplane through `center` along the smallest principal axis of
 // `covariance` (its normal), counted over all parts.
-Hyperplane hyperplane_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& center, const Eigen::MatrixXd& covariance,
+Hyperplane hyperplane_of(Rows X, const Eigen::VectorXd& center, const Eigen::MatrixXd& covariance,
                          const RowReductions& all) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(covariance);
   Hyperplane plane;
@@ -381,7 +380,7 @@ std::vector<std::size_t> one_based(std::vector<std::size_t> rows) {
 
 // An exact fit: the mean and (corrected) covariance of the rows on the hyperplane; the rows
 // off it are flagged.
-void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double factor_raw, McdResult& result,
+void describe_exact_fit(Rows X, Hyperplane plane, double factor_raw, McdResult& result,
                         const RowReductions& all) {
   // Fewer than 2 rows within 1e-8 of a plane of singular data (data of large magnitude): the
   // moments of all rows rather than of none.
@@ -404,13 +403,14 @@ void describe_exact_fit(const Eigen::MatrixXd& X, Hyperplane plane, double facto
 
 // One reweighting step (robustbase's cov.wt with 0/1 weights mah < qchisq(0.975, p)), then the
 // robust distances and flags. `reweighted_factor(sum_w)` corrects the reweighted covariance.
+// `raw_mah`: a spent vector whose memory the raw distances may take.
 template <class Factor>
-void reweight(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& all, Factor&& reweighted_factor) {
+void reweight(Rows X, McdResult& result, const RowReductions& all, Factor&& reweighted_factor, Eigen::VectorXd raw_mah = {}) {
   const auto p = static_cast<std::size_t>(X.cols());
   const double cutoff2 = result.cutoff * result.cutoff;
   const auto raw_llt = factor(result.raw_covariance, 0);
   if (!raw_llt) throw std::runtime_error("the raw MCD covariance is not positive definite");
-  const Eigen::VectorXd raw_mah = squared_distances(X, result.raw_center, *raw_llt);
+  squared_distances(X, result.raw_center, *raw_llt, raw_mah);
   const auto local = static_cast<std::size_t>(X.rows());
   const std::vector<std::size_t> kept = common::rows_where(local, [&](std::size_t i) { return raw_mah(idx(i)) < cutoff2; });
   const std::size_t kept_count = all.total(kept.size());
@@ -423,16 +423,23 @@ void reweight(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& 
   std::optional<Eigen::VectorXd> reweighted;
   if (!singular) {
     const auto llt = factor(rew.covariance, 0);
-    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) reweighted = squared_distances(X, rew.center, *llt);
+    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) squared_distances(X, rew.center, *llt, reweighted.emplace());
   }
   const Eigen::VectorXd& mah = reweighted ? *reweighted : raw_mah;
-  result.raw_distances = square_roots(raw_mah);
-  result.distances = square_roots(mah);
   result.flagged = one_based(common::rows_where(local, [&](std::size_t i) { return !(mah(idx(i)) < cutoff2); }));
+  // The distances are the square roots, taken in place.
+  take_square_roots(raw_mah);
+  result.raw_distances = std::move(raw_mah);
+  if (reweighted) {
+    take_square_roots(*reweighted);
+    result.distances = std::move(*reweighted);
+  } else {
+    result.distances = result.raw_distances;
+  }
 }
 
 // alpha = 1 (h = n): the classical estimate, reweighted with the consistency factor only.
-void classical(const Eigen::MatrixXd& X, McdResult& result, const RowReductions& all) {
+void classical(Rows X, McdResult& result, const RowReductions& all) {
   const auto p = static_cast<std::size_t>(X.cols());
   const Moments every = moments_of_rows(X, nullptr, all);
   result.raw_center = every.center;
@@ -452,7 +459,7 @@ void classical(const Eigen::MatrixXd& X, McdResult& result, const RowReductions&
 
 // p = 1: the exact univariate MCD (robustbase's rfmcduni): the h consecutive order statistics
 // of smallest variance, by running sums over the values sorted over all parts (ties by row).
-void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, const RowReductions& all) {
+void univariate(Rows X, double factor_raw, McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, h = result.h;
   const Eigen::VectorXd column = X.col(0);
   // Window sums about the median: no cancellation for data far from 0.
@@ -504,40 +511,35 @@ void univariate(const Eigen::MatrixXd& X, double factor_raw, McdResult& result, 
 
 // Column medians (the mean of the two middle values for even n, as R's median) and MADs as
 // robustbase's FAST-MCD takes them: the h-th smallest absolute deviation from the median; the
-// order statistics over all parts. In one process the columns run in parallel on the host (the
-// order statistics are exact: the same numbers as the reductions'); across processes one
-// column after another, each selection a collective.
-void medians_and_mads(const Eigen::MatrixXd& X, std::size_t n, std::size_t h, const RowReductions& all,
-                      Eigen::VectorXd& median, Eigen::VectorXd& mad) {
+// order statistics over all parts. In one process all columns at once on the host (the order
+// statistics are exact: the same numbers as the reductions'); across processes one column after
+// another, each selection a collective.
+void medians_and_mads(Rows X, std::size_t n, std::size_t h, const RowReductions& all, Eigen::VectorXd& median,
+                      Eigen::VectorXd& mad) {
   median.resize(X.cols());
   mad.resize(X.cols());
   const std::vector<std::size_t> middle = n % 2 == 0 ? std::vector<std::size_t>{n / 2 - 1, n / 2} : std::vector<std::size_t>{n / 2};
   const std::size_t kth[] = {h - 1};
-  const auto one_column = [&](Index j, auto&& select) {
-    const Eigen::VectorXd column = X.col(j);
-    const std::vector<double> v = select(column, std::span<const std::size_t>(middle));
-    const double m = n % 2 == 0 ? (v[1] + v[0]) / 2 : v[0];
-    median(j) = m;
-    mad(j) = select((column.array() - m).abs().matrix(), std::span<const std::size_t>(kth))[0];
-  };
+  const auto middle_value = [&](const std::vector<double>& v) { return n % 2 == 0 ? (v[1] + v[0]) / 2 : v[0]; };
   if (all.spans_processes()) {
-    for (Index j = 0; j < X.cols(); ++j)
-      one_column(j, [&](const Eigen::VectorXd& v, std::span<const std::size_t> ks) { return all.kth_smallest_many(v, ks); });
+    for (Index j = 0; j < X.cols(); ++j) {
+      const Eigen::VectorXd column = X.col(j);
+      median(j) = middle_value(all.kth_smallest_many(column, middle));
+      mad(j) = all.kth_smallest_many((column.array() - median(j)).abs().matrix(), kth)[0];
+    }
     return;
   }
-  // Each rank by the bracketed selection (a pass or two over the column, not std::nth_element's
-  // several): the same order statistics.
-  common::parallel_for(static_cast<std::size_t>(X.cols()), [&](unsigned, std::size_t j) {
-    std::vector<double> scratch;
-    one_column(idx(j), [&](const Eigen::VectorXd& v, std::span<const std::size_t> ks) {
-      std::vector<double> out;
-      for (const std::size_t k : ks) out.push_back(selection::kth_smallest_bracketed<double>(values_of(v), k, scratch));
-      return out;
-    });
-  });
+  // Every column's ranks from one bracket and one pass over its row chunks, all columns' chunks
+  // in one parallel loop; the deviations |x - median| are never stored.
+  std::vector<std::span<const double>> columns;
+  for (Index j = 0; j < X.cols(); ++j) columns.emplace_back(X.col(j).data(), static_cast<std::size_t>(X.rows()));
+  const auto medians = selection::kth_smallest_many_columns<double>(columns, middle);
+  for (Index j = 0; j < X.cols(); ++j) median(j) = middle_value(medians[static_cast<std::size_t>(j)]);
+  const auto mads = selection::kth_smallest_many_columns<double>(columns, kth, values_of(median));
+  for (Index j = 0; j < X.cols(); ++j) mad(j) = mads[static_cast<std::size_t>(j)][0];
 }
 
-void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const McdParts& parts, double factor_raw,
+void multivariate(Rows X, const McdOptions& options, const McdParts& parts, double factor_raw,
                   McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, p = result.p, h = result.h;
   const double pivot = singular_pivot(p);
@@ -592,7 +594,8 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   }
   // The best h-subset under the best candidate; its mean and covariance in the data's units.
   const Moments best = unpack(search.best, p);
-  const Eigen::VectorXd d = squared_distances(data.X, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance));
+  Eigen::VectorXd d;
+  squared_distances(data.X, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance), d);
   trace("mcd best distances", trace_watch.lap());
   std::vector<std::size_t> subset = all.smallest_h(d, h);
   trace("mcd smallest_h", trace_watch.lap());
@@ -605,7 +608,7 @@ void multivariate(const Eigen::MatrixXd& X, const McdOptions& options, const Mcd
   result.log_det = llt ? log_det(*llt) : -std::numeric_limits<double>::infinity();
   reweight(X, result, all, [&](double sum_w) {
     return mcd_consistency(p, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(p, n, result.alpha);
-  });
+  }, std::move(d));
   trace("mcd reweight", trace_watch.lap());
 }
 
@@ -649,19 +652,16 @@ McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& a
     throw std::invalid_argument("h = " + std::to_string(result.h) + " is out of range for MCD: it must lie in [" +
                                 std::to_string(p + 1) + ", " + std::to_string(n) + "]");
   result.cutoff = std::sqrt(qchisq(0.975, static_cast<double>(p)));
-  Stopwatch trace_copy;
-  const Eigen::MatrixXd data = copy_of(X);
-  trace("mcd copy", trace_copy.lap());
   if (result.h == n) {
-    classical(data, result, all);
+    classical(X, result, all);
     return result;
   }
   const double factor_raw = mcd_consistency(p, static_cast<double>(result.h) / static_cast<double>(n)) *
                             mcd_small_sample_raw(p, n, options.alpha);
   if (p == 1) {
-    univariate(data, factor_raw, result, all);
+    univariate(X, factor_raw, result, all);
   } else {
-    multivariate(data, options, parts, factor_raw, result, all);
+    multivariate(X, options, parts, factor_raw, result, all);
   }
   return result;
 }

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "reference_data.hpp"
 #include "regression/src/cpu_engine.hpp"
@@ -130,6 +131,30 @@ TEST(McdSearch, SameSeedSameEstimate) {
   EXPECT_EQ(a.best_subset, b.best_subset);
   EXPECT_EQ(a.covariance, b.covariance);
   EXPECT_EQ(a.distances, b.distances);
+}
+
+// fit_mcd reads the caller's rows where they lie (no copy): a matrix that starts off Eigen's
+// alignment, and columns spaced wider than n (a block of a larger matrix), give every bit of
+// the estimate of the same values in a plain matrix (odd n, over several row chunks).
+TEST(McdSearch, SameEstimateWhereverTheRowsLie) {
+  const std::size_t n = 70001, p = 3;
+  const Eigen::MatrixXd X = normal_rows(n, p, 7000, 5, 6);
+  std::vector<double> shifted(n * p + 1);
+  std::copy(X.data(), X.data() + X.size(), shifted.begin() + 1);
+  const Eigen::Map<const Eigen::MatrixXd> unaligned(shifted.data() + 1, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p));
+  Eigen::MatrixXd wider = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n + 5), static_cast<Eigen::Index>(p + 1));
+  wider.block(3, 1, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p)) = X;
+  const auto expected = fit_mcd(X);
+  for (const auto& fit : {fit_mcd(unaligned), fit_mcd(wider.block(3, 1, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p)))}) {
+    EXPECT_EQ(fit.log_det, expected.log_det);
+    EXPECT_EQ(fit.raw_center, expected.raw_center);
+    EXPECT_EQ(fit.raw_covariance, expected.raw_covariance);
+    EXPECT_EQ(fit.center, expected.center);
+    EXPECT_EQ(fit.covariance, expected.covariance);
+    EXPECT_EQ(fit.distances, expected.distances);
+    EXPECT_EQ(fit.flagged, expected.flagged);
+    EXPECT_EQ(fit.best_subset, expected.best_subset);
+  }
 }
 
 // 20 % of 20000 rows shifted far away: the nested search ends on a fixed point of the C-step

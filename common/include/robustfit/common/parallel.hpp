@@ -170,10 +170,20 @@ inline std::size_t row_chunk_begin(std::size_t n, std::size_t chunk) {
   return chunk >= chunks ? n : chunk * n / chunks / kChunkAlign * kChunkAlign;
 }
 
+// The workers a loop over the row chunks of n rows uses.
+inline unsigned row_workers(std::size_t n) { return worker_count(row_chunk_count(n)); }
+
+// Calls body(worker, chunk, begin, end) for every row chunk of [0, n), chunks spread over the
+// threads; worker < row_workers(n), so that a pass can keep one scratch buffer per worker.
+template <class Body>
+void parallel_rows_by_worker(std::size_t n, Body&& body) {
+  parallel_for(row_chunk_count(n), [&](unsigned w, std::size_t c) { body(w, c, row_chunk_begin(n, c), row_chunk_begin(n, c + 1)); });
+}
+
 // Calls body(chunk, begin, end) for every row chunk of [0, n), chunks spread over the threads.
 template <class Body>
 void parallel_rows(std::size_t n, Body&& body) {
-  parallel_for(row_chunk_count(n), [&](unsigned, std::size_t c) { body(c, row_chunk_begin(n, c), row_chunk_begin(n, c + 1)); });
+  parallel_rows_by_worker(n, [&](unsigned, std::size_t c, std::size_t begin, std::size_t end) { body(c, begin, end); });
 }
 
 // The rows chunk c keeps, counts[c] of them (one count per row chunk of n), written in row

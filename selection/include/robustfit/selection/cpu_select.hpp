@@ -53,6 +53,19 @@ std::vector<T> kth_smallest_many(std::span<const T> values, std::span<const std:
 template <class T>
 std::vector<T> kth_smallest_many_bracketed(std::span<const T> values, std::span<const std::size_t> ks);
 
+// Order statistics of several columns of n values at once, on every hardware thread:
+// result[j][i] is the ks[i]-th smallest of columns[j] or, given one centre per column, of
+// |columns[j] - centres[j]| (a MAD's absolute deviations, never stored); the values of
+// kth_smallest_many of each. For a few ranks: a regular sample of each column brackets them
+// all, one parallel loop over every (column, fixed row chunk) counts the values outside the
+// bracket and copies the few inside (about one pass over the data for all columns, on all
+// threads however few the columns), and a quickselect among those inside finds each rank. Falls
+// back to kth_smallest_many when a bracket misses, for small columns and for NaN (its errors, the
+// first failing column's).
+template <class T>
+std::vector<std::vector<T>> kth_smallest_many_columns(std::span<const std::span<const T>> columns,
+                                                     std::span<const std::size_t> ks, std::span<const T> centres = {});
+
 // Throws std::invalid_argument naming the position of the first NaN, if any.
 template <class T>
 void require_no_nan(std::span<const T> values);
