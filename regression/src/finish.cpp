@@ -85,10 +85,19 @@ double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd
   return (weights.array() * residuals.array().square()).sum();
 }
 
-// LS on the rows kept by the reweighting (this part's; none kept anywhere: no fit).
-std::optional<Eigen::VectorXd> ls_on_kept(const ModelData& data, const RowReductions& all,
-                                          const std::vector<std::size_t>& rows) {
-  return ls_on_rows(all, data.X, data.y, rows);
+// LS on this part's `rows` over all parts (ls_on_rows: none when fewer than p rows or rank
+// deficient), with the factors it solved from: add_inference reuses them for the same rows.
+struct RowsFit {
+  FactoredRows factored;
+  std::optional<Eigen::VectorXd> beta;
+};
+
+RowsFit ls_with_factors(const ModelData& data, const RowReductions& all, std::vector<std::size_t> rows) {
+  const std::size_t m = all.total(rows.size());
+  RowsFit fit{{{}, stacked_factors_of_rows(all, data.X, data.y, rows)}, std::nullopt};
+  if (m >= data.p()) fit.beta = ls_of_factors(fit.factored.stacked, m);
+  fit.factored.rows = std::move(rows);
+  return fit;
 }
 
 Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const char* what) {
@@ -123,16 +132,19 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
                                   : s_h * trimmed_scale_consistency(hd, n) * lts_small_sample_raw(p, data.intercept, n, alpha);
   const double cutoff = qnorm(0.9875);
   result.coefficients = result.raw_coefficients;
+  std::optional<FactoredRows> kept;  // the reweighted fit's rows and factors
   if (raw_scale < kExactFitScale) {
     result.raw_scale = result.scale = 0;
     result.exact_fit = true;
   } else {
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
-      const Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
+      Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
       const auto sum_w = static_cast<double>(all.total(w.rows.size()));
       trace("finish reweighting", trace_watch.lap());
-      result.coefficients = ls_or_throw(ls_on_kept(data, all, w.rows), "reweighted design");
+      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      result.coefficients = ls_or_throw(kept_fit.beta, "reweighted design");
+      kept = std::move(kept_fit.factored);
       trace("finish ls_on_kept", trace_watch.lap());
       fit = fit_of(data.X, data.y, result.coefficients);
       trace("finish fit_of 2", trace_watch.lap());
@@ -153,7 +165,7 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
                                             all.trimmed_sum(squares_of(data.y), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
   trace("finish r_squared", trace_watch.lap());
-  add_inference(data, all, result);
+  add_inference(data, all, result, kept ? &*kept : nullptr);
   trace("finish inference", trace_watch.lap());
 }
 
@@ -181,16 +193,19 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   const double nd = static_cast<double>(n), hd = static_cast<double>(h);
   const double raw_scale = (1 + 5 / (nd - static_cast<double>(p))) * std::sqrt(result.objective) / qnorm((nd + hd) / (2 * nd));
   result.coefficients = beta;
+  std::optional<FactoredRows> kept;  // the reweighted fit's rows and factors
   if (raw_scale < kExactFitScale) {
     result.raw_scale = result.scale = 0;
     result.exact_fit = true;
   } else {
     result.raw_scale = raw_scale;
-    const Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
+    Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
     const auto sum_w = static_cast<double>(all.total(w.rows.size()));
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      result.coefficients = ls_on_kept(data, all, w.rows).value_or(beta);
+      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      result.coefficients = kept_fit.beta.value_or(beta);
+      kept = std::move(kept_fit.factored);
       fit = fit_of(data.X, data.y, result.coefficients);
       result.scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - static_cast<double>(p)));
     }
@@ -209,7 +224,7 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   }
   const double ratio = result.objective / denominator;
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
-  add_inference(data, all, result);
+  add_inference(data, all, result, kept ? &*kept : nullptr);
 }
 
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result) {
@@ -236,7 +251,10 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   set_common(data, all, 0, result);
   result.h = result.n;
   result.method = Method::ls;
-  result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_all_rows(all, data.X, data.y), "design matrix");
+  std::vector<std::size_t> every(data.n());
+  std::iota(every.begin(), every.end(), std::size_t{0});
+  RowsFit ls = ls_with_factors(data, all, std::move(every));
+  result.coefficients = result.raw_coefficients = ls_or_throw(ls.beta, "design matrix");
   Fit fit = fit_of(data.X, data.y, result.coefficients);
   result.objective = all.sum(fit.residuals.squaredNorm());
   result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(result.n - data.p()));
@@ -251,9 +269,8 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   result.standardized_residuals = result.scale > 0 ? Eigen::VectorXd(r / result.scale) : Eigen::VectorXd::Zero(r.size());
   result.weights = Eigen::VectorXd::Ones(r.size());
   result.outlier.assign(data.n(), false);
-  result.best_subset.resize(data.n());
-  std::iota(result.best_subset.begin(), result.best_subset.end(), std::size_t{0});
-  add_inference(data, all, result);
+  add_inference(data, all, result, &ls.factored);  // weights 1: the same rows
+  result.best_subset = std::move(ls.factored.rows);
 }
 
 }  // namespace robustfit::regression::detail
