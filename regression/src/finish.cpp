@@ -146,8 +146,8 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
   trace("finish ls_on_rows", trace_watch.lap());
   result.best_subset = std::move(subset);
-  Fit fit = fit_of(data.X, data.y, result.raw_coefficients);
-  const Eigen::VectorXd raw_squares = squares_of(fit.residuals);
+  Eigen::VectorXd raw_squares;
+  Fit fit = fit_of(data.X, data.y, result.raw_coefficients, &raw_squares);
   trace("finish fit_of", trace_watch.lap());
   result.objective = all.sum(still_smallest(all, raw_squares, result.best_subset, h)
                                  ? sum_at(raw_squares, result.best_subset)
@@ -209,8 +209,8 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.method = Method::lms;
   const std::size_t n = result.n, p = data.p();
   result.raw_coefficients = beta;
-  Fit fit = fit_of(data.X, data.y, beta);
-  const Eigen::VectorXd squares = squares_of(fit.residuals);
+  Eigen::VectorXd squares;
+  Fit fit = fit_of(data.X, data.y, beta, &squares);
   const std::size_t rank[] = {h - 1};
   result.best_subset = all.smallest_h(squares, h);
   // The h-th smallest r^2: the largest of the h smallest (no selection of its own).
