@@ -17,7 +17,9 @@ namespace robustfit::regression::detail {
 struct Fit {
   Eigen::VectorXd fitted, residuals;
 };
-Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
+// With `squares`, also the squared residuals (squares_of's numbers) in the same pass.
+Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta,
+           Eigen::VectorXd* squares = nullptr);
 Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 // squares_of(residuals_of(X, y, beta)) in one pass: the same numbers.
 Eigen::VectorXd squared_residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);

@@ -85,10 +85,46 @@ double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd
   return (weights.array() * residuals.array().square()).sum();
 }
 
-// LS on the rows kept by the reweighting (this part's; none kept anywhere: no fit).
-std::optional<Eigen::VectorXd> ls_on_kept(const ModelData& data, const RowReductions& all,
-                                          const std::vector<std::size_t>& rows) {
-  return ls_on_rows(all, data.X, data.y, rows);
+// LS on this part's `rows` over all parts (ls_on_rows: none when fewer than p rows or rank
+// deficient), with the factors it solved from: add_inference reuses them for the same rows.
+struct RowsFit {
+  FactoredRows factored;
+  std::optional<Eigen::VectorXd> beta;
+};
+
+RowsFit ls_with_factors(const ModelData& data, const RowReductions& all, std::vector<std::size_t> rows) {
+  const std::size_t m = all.total(rows.size());
+  RowsFit fit{{{}, stacked_factors_of_rows(all, data.X, data.y, rows)}, std::nullopt};
+  if (m >= data.p()) fit.beta = ls_of_factors(fit.factored.stacked, m);
+  fit.factored.rows = std::move(rows);
+  return fit;
+}
+
+// Whether `rows` are the rows of the h smallest `values` over all parts, as all.smallest_h would
+// select them: exactly h values at or below the largest of them (a tie outside or a NaN says
+// no). Two light passes, where a selection takes three: the raw fit rarely moves the best
+// subset of the search's coefficients.
+bool still_smallest(const RowReductions& all, const Eigen::VectorXd& values, std::span<const std::size_t> rows,
+                    std::size_t h) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // The largest value in `rows`, a NaN as +inf (then every row counts); maxima are exact in any order.
+  std::vector<double> largest(common::row_chunk_count(rows.size()), -kInf);
+  parallel_rows(rows.size(), [&](std::size_t c, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const double v = values(index(rows[k]));
+      largest[c] = std::isnan(v) ? kInf : std::max(largest[c], v);
+    }
+  });
+  double t = *std::max_element(largest.begin(), largest.end());
+  all.max(std::span<double>(&t, 1));
+  const auto n = static_cast<std::size_t>(values.size());
+  std::vector<std::size_t> counts(common::row_chunk_count(n));
+  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    std::size_t count = 0;
+    for (std::size_t i = begin; i < end; ++i) count += !(values(index(i)) > t);  // NaN counts
+    counts[c] = count;
+  });
+  return all.total(std::accumulate(counts.begin(), counts.end(), std::size_t{0})) == h;
 }
 
 Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const char* what) {
@@ -110,10 +146,12 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
   trace("finish ls_on_rows", trace_watch.lap());
   result.best_subset = std::move(subset);
-  Fit fit = fit_of(data.X, data.y, result.raw_coefficients);
-  const Eigen::VectorXd raw_squares = squares_of(fit.residuals);
+  Eigen::VectorXd raw_squares;
+  Fit fit = fit_of(data.X, data.y, result.raw_coefficients, &raw_squares);
   trace("finish fit_of", trace_watch.lap());
-  result.objective = all.sum(sum_at(raw_squares, all.smallest_h(raw_squares, h)));
+  result.objective = all.sum(still_smallest(all, raw_squares, result.best_subset, h)
+                                 ? sum_at(raw_squares, result.best_subset)
+                                 : sum_at(raw_squares, all.smallest_h(raw_squares, h)));
   trace("finish objective", trace_watch.lap());
 
   const double hd = static_cast<double>(h);
@@ -123,16 +161,19 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
                                   : s_h * trimmed_scale_consistency(hd, n) * lts_small_sample_raw(p, data.intercept, n, alpha);
   const double cutoff = qnorm(0.9875);
   result.coefficients = result.raw_coefficients;
+  std::optional<FactoredRows> kept;  // the reweighted fit's rows and factors
   if (raw_scale < kExactFitScale) {
     result.raw_scale = result.scale = 0;
     result.exact_fit = true;
   } else {
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
-      const Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
+      Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
       const auto sum_w = static_cast<double>(all.total(w.rows.size()));
       trace("finish reweighting", trace_watch.lap());
-      result.coefficients = ls_or_throw(ls_on_kept(data, all, w.rows), "reweighted design");
+      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      result.coefficients = ls_or_throw(kept_fit.beta, "reweighted design");
+      kept = std::move(kept_fit.factored);
       trace("finish ls_on_kept", trace_watch.lap());
       fit = fit_of(data.X, data.y, result.coefficients);
       trace("finish fit_of 2", trace_watch.lap());
@@ -153,7 +194,7 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
                                             all.trimmed_sum(squares_of(data.y), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
   trace("finish r_squared", trace_watch.lap());
-  add_inference(data, all, result);
+  add_inference(data, all, result, kept ? &*kept : nullptr);
   trace("finish inference", trace_watch.lap());
 }
 
@@ -168,8 +209,8 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.method = Method::lms;
   const std::size_t n = result.n, p = data.p();
   result.raw_coefficients = beta;
-  Fit fit = fit_of(data.X, data.y, beta);
-  const Eigen::VectorXd squares = squares_of(fit.residuals);
+  Eigen::VectorXd squares;
+  Fit fit = fit_of(data.X, data.y, beta, &squares);
   const std::size_t rank[] = {h - 1};
   result.best_subset = all.smallest_h(squares, h);
   // The h-th smallest r^2: the largest of the h smallest (no selection of its own).
@@ -181,16 +222,19 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   const double nd = static_cast<double>(n), hd = static_cast<double>(h);
   const double raw_scale = (1 + 5 / (nd - static_cast<double>(p))) * std::sqrt(result.objective) / qnorm((nd + hd) / (2 * nd));
   result.coefficients = beta;
+  std::optional<FactoredRows> kept;  // the reweighted fit's rows and factors
   if (raw_scale < kExactFitScale) {
     result.raw_scale = result.scale = 0;
     result.exact_fit = true;
   } else {
     result.raw_scale = raw_scale;
-    const Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
+    Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
     const auto sum_w = static_cast<double>(all.total(w.rows.size()));
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      result.coefficients = ls_on_kept(data, all, w.rows).value_or(beta);
+      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      result.coefficients = kept_fit.beta.value_or(beta);
+      kept = std::move(kept_fit.factored);
       fit = fit_of(data.X, data.y, result.coefficients);
       result.scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - static_cast<double>(p)));
     }
@@ -209,7 +253,7 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
   }
   const double ratio = result.objective / denominator;
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;
-  add_inference(data, all, result);
+  add_inference(data, all, result, kept ? &*kept : nullptr);
 }
 
 void finish_lms(const ModelData& data, const Eigen::VectorXd& beta, std::size_t h, FitResult& result) {
@@ -236,7 +280,10 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   set_common(data, all, 0, result);
   result.h = result.n;
   result.method = Method::ls;
-  result.coefficients = result.raw_coefficients = ls_or_throw(ls_on_all_rows(all, data.X, data.y), "design matrix");
+  std::vector<std::size_t> every(data.n());
+  std::iota(every.begin(), every.end(), std::size_t{0});
+  RowsFit ls = ls_with_factors(data, all, std::move(every));
+  result.coefficients = result.raw_coefficients = ls_or_throw(ls.beta, "design matrix");
   Fit fit = fit_of(data.X, data.y, result.coefficients);
   result.objective = all.sum(fit.residuals.squaredNorm());
   result.scale = result.raw_scale = std::sqrt(result.objective / static_cast<double>(result.n - data.p()));
@@ -251,9 +298,8 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   result.standardized_residuals = result.scale > 0 ? Eigen::VectorXd(r / result.scale) : Eigen::VectorXd::Zero(r.size());
   result.weights = Eigen::VectorXd::Ones(r.size());
   result.outlier.assign(data.n(), false);
-  result.best_subset.resize(data.n());
-  std::iota(result.best_subset.begin(), result.best_subset.end(), std::size_t{0});
-  add_inference(data, all, result);
+  add_inference(data, all, result, &ls.factored);  // weights 1: the same rows
+  result.best_subset = std::move(ls.factored.rows);
 }
 
 }  // namespace robustfit::regression::detail

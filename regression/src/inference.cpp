@@ -3,6 +3,7 @@
 #include <Eigen/QR>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -30,13 +31,23 @@ double f_p_value(double f, double df1, double df2) {
   return boost::math::cdf(boost::math::complement(boost::math::fisher_f_distribution<double>(df1, df2), f));
 }
 
+// The stacked factors of `rows` over all parts: `factored`'s when it holds these rows on every
+// part (the reweighting and the final weights usually differ in a few rows at large n).
+Eigen::MatrixXd stacked_factors(const ModelData& data, const RowReductions& all, const std::vector<std::size_t>& rows,
+                                const FactoredRows* factored) {
+  if (!factored) return stacked_factors_of_rows(all, data.X, data.y, rows);
+  double same = std::ranges::equal(factored->rows, rows) ? 1 : 0;
+  all.min(std::span<double>(&same, 1));
+  return same > 0 ? factored->stacked : stacked_factors_of_rows(all, data.X, data.y, rows);
+}
+
 // diag((X_w' X_w)^-1) from the R factor of the kept rows (TSQR, as ls_on_rows factors them);
 // NaN when those rows are rank deficient (summary.lts would report fewer coefficients).
 Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& all, const std::vector<std::size_t>& rows,
-                                   std::size_t kept) {
+                                   std::size_t kept, const FactoredRows* factored) {
   const Eigen::Index p = data.X.cols();
   if (kept < data.p()) return Eigen::VectorXd::Constant(p, kNaN);
-  const Eigen::MatrixXd stacked = all.stacked(factors_of_rows(data.X, data.y, rows));
+  const Eigen::MatrixXd stacked = stacked_factors(data, all, rows, factored);
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(stacked.leftCols(p));
   if (qr.rank() < p) return Eigen::VectorXd::Constant(p, kNaN);
   // (X'X)^-1 = P R^-1 R^-T P': the permutation only reorders the diagonal.
@@ -53,7 +64,7 @@ Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& a
 
 void add_inference(const ModelData& data, FitResult& result) { add_inference(data, RowReductions{}, result); }
 
-void add_inference(const ModelData& data, const RowReductions& all, FitResult& result) {
+void add_inference(const ModelData& data, const RowReductions& all, FitResult& result, const FactoredRows* factored) {
   const Eigen::VectorXd& w = result.weights;
   const std::vector<std::size_t> rows =
       common::rows_where(data.n(), [&](std::size_t i) { return w(static_cast<Eigen::Index>(i)) > 0; });
@@ -88,7 +99,7 @@ void add_inference(const ModelData& data, const RowReductions& all, FitResult& r
   const double variance = df > 0 ? rss / df : kNaN;
   inference.sigma = std::sqrt(variance);
 
-  const Eigen::VectorXd unscaled = unscaled_variances(data, all, rows, kept);
+  const Eigen::VectorXd unscaled = unscaled_variances(data, all, rows, kept, factored);
   for (Eigen::Index j = 0; j < result.coefficients.size(); ++j) {
     CoefficientInference c;
     c.estimate = result.coefficients(j);

@@ -38,19 +38,16 @@ Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd&
   return stacked_block_factors(X, y, rows);
 }
 
+Eigen::MatrixXd stacked_factors_of_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                        const Eigen::VectorXd& y, std::span<const std::size_t> rows) {
+  return reductions.stacked(factors_of_rows(X, y, rows));
+}
+
 std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
                                           const Eigen::VectorXd& y, std::span<const std::size_t> rows) {
   const std::size_t m = reductions.total(rows.size());
   if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
-  return ls_of_factors(reductions.stacked(factors_of_rows(X, y, rows)), m);
-}
-
-std::optional<Eigen::VectorXd> ls_on_all_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
-                                              const Eigen::VectorXd& y) {
-  const std::size_t m = reductions.total(static_cast<std::size_t>(X.rows()));
-  if (m < static_cast<std::size_t>(X.cols())) return std::nullopt;
-  const Eigen::MatrixXd local = X.rows() == 0 ? Eigen::MatrixXd(0, X.cols() + 1) : stacked_block_factors(X, y, {});
-  return ls_of_factors(reductions.stacked(local), m);
+  return ls_of_factors(stacked_factors_of_rows(reductions, X, y, rows), m);
 }
 
 std::optional<Eigen::VectorXd> solve_normal_equations(const Eigen::MatrixXd& gram, const Eigen::VectorXd& rhs) {

@@ -22,14 +22,16 @@ std::optional<Eigen::VectorXd> ls_of_factors(const Eigen::MatrixXd& stacked, std
 // stacked_block_factors of exactly `rows`: none gives no factor rows (not all rows).
 Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::span<const std::size_t> rows);
 
+// reductions.stacked(factors_of_rows(X, y, rows)): the factors ls_on_rows solves from, over all
+// parts (inference reuses them for the same rows).
+Eigen::MatrixXd stacked_factors_of_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
+                                        const Eigen::VectorXd& y, std::span<const std::size_t> rows);
+
 // ls_on_rows over all parts of the data (row_reductions.hpp): `rows` are this part's rows
 // (any number, none included); nullopt when there are fewer than p over all parts or they are
 // rank deficient.
 std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
                                           const Eigen::VectorXd& y, std::span<const std::size_t> rows);
-// LS on every row of every part (ls_on_rows(X, y, {}) in one process).
-std::optional<Eigen::VectorXd> ls_on_all_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
-                                              const Eigen::VectorXd& y);
 
 // Solves the normal equations G beta = rhs (G symmetric, lower triangle used) by Cholesky;
 // nullopt when G is not safely positive definite (then callers refit by QR instead). Shared by

@@ -46,6 +46,14 @@ TEST(AllRows, SquaredResidualsAreTheSquaresOfTheResiduals) {
   EXPECT_EQ(squared_residuals_of(X, y, beta), squares_of(residuals_of(X, y, beta)));
 }
 
+TEST(AllRows, FitOfWithSquaresWritesSquaresOfItsResiduals) {
+  const auto [X, y, beta] = random_problem(150001, 6, 6);
+  Eigen::VectorXd squares;
+  const auto fit = fit_of(X, y, beta, &squares);
+  EXPECT_EQ(fit.residuals, fit_of(X, y, beta).residuals);
+  EXPECT_EQ(squares, squares_of(fit.residuals));
+}
+
 // Below two chunks the serial Eigen sum bit for bit; above, the exact sum to rounding.
 TEST(AllRows, SumOverRowChunks) {
   std::mt19937_64 rng(5);
