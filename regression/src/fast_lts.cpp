@@ -133,13 +133,13 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   result.subsets_tried = search.tried;
   result.singular_subsets = search.singular;
   result.exhaustive = search.exhaustive;
-  Stopwatch watch;
+  Stopwatch watch, trace_watch;
   const AfterSearch after(parts, *engine, all);
-  trace("after-search setup", watch.lap());
+  trace("after-search setup", trace_watch.lap());
   finish_lts(data, after.reductions(), search.best, h, alpha, options.reweight, result);
   to_original_scale(data, result.coefficients);
   to_original_scale(data, result.raw_coefficients);
-  trace("finish_lts + scale back", watch.lap());
+  trace("finish_lts + scale back", trace_watch.lap());
   if (options.mcd) fill_robust_distances(data, after.reductions(), options, alpha, parts.mcd, result);
   result.timings.finish_s = watch.lap();
   result.timings.total_s = result.timings.setup_s + total.lap();
