@@ -5,6 +5,7 @@
 // at most 1500, then the full data). subsets = all_subsets: every elemental subset instead of
 // random ones, as robustbase's nsamp = "exact" (streamed: elemental_stream.hpp).
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <span>
 #include <cmath>
@@ -120,6 +121,15 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   FitResult result;
   result.timings.setup_s = total.lap();
   trace("engine made", result.timings.setup_s);
+  // The robust R^2's scale of y depends on y and h alone. With the search on the GPU the host
+  // mostly waits: one process takes it meanwhile from the reductions the finish will use (the
+  // GPU's sort; the host only copies and scans), on a thread of its own.
+  std::unique_ptr<RowReductions> early;
+  std::future<double> y_window_variance;
+  if (data.intercept && parts.reductions && engine->backend_name() == "cuda" && !all.spans_processes()) {
+    early = parts.reductions(*engine);
+    y_window_variance = std::async(std::launch::async, [&] { return early->min_window_variance(data.y, h); });
+  }
   Stopwatch starts_watch;
   const Eigen::MatrixXd extra = default_search ? parts.deterministic_starts(h) : Eigen::MatrixXd();
   const double starts_s = starts_watch.lap();
@@ -136,7 +146,8 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   Stopwatch watch, trace_watch;
   const AfterSearch after(parts, *engine, all);
   trace("after-search setup", trace_watch.lap());
-  finish_lts(data, after.reductions(), search.best, h, alpha, options.reweight, result);
+  finish_lts(data, after.reductions(), search.best, h, alpha, options.reweight, result,
+             y_window_variance.valid() ? std::optional<double>(y_window_variance.get()) : std::nullopt);
   to_original_scale(data, result.coefficients);
   to_original_scale(data, result.raw_coefficients);
   trace("finish_lts + scale back", trace_watch.lap());

@@ -135,7 +135,7 @@ Eigen::VectorXd ls_or_throw(const std::optional<Eigen::VectorXd>& beta, const ch
 }  // namespace
 
 void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
-                double alpha, bool reweight, FitResult& result) {
+                double alpha, bool reweight, FitResult& result, std::optional<double> y_window_variance) {
   Stopwatch trace_watch;
   set_common(data, all, h, result);
   result.method = Method::lts;
@@ -189,7 +189,8 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
   // without, 1 - (sum of the h smallest final r^2) / (sum of the h smallest y^2).
-  const double ratio = data.intercept ? s_h * s_h / all.min_window_variance(data.y, h)
+  const auto y_scale = [&] { return y_window_variance ? *y_window_variance : all.min_window_variance(data.y, h); };
+  const double ratio = data.intercept ? s_h * s_h / y_scale()
                                       : all.trimmed_sum(squares_of(result.residuals), h) /
                                             all.trimmed_sum(squares_of(data.y), h);
   result.r_squared = std::isfinite(ratio) ? std::clamp(1 - ratio, 0.0, 1.0) : 0.0;

@@ -3,6 +3,7 @@
 // host for every backend (O(n p^2) once), so both backends report identically.
 #include <Eigen/Core>
 #include <cstddef>
+#include <optional>
 
 #include "design_matrix.hpp"
 #include "row_reductions.hpp"
@@ -18,8 +19,10 @@ void finish_lts(const ModelData& data, const Eigen::VectorXd& beta, std::size_t 
 // The same when `data` is one part of the rows and `all` reduces over the parts (an MPI rank's
 // block: row_reductions.hpp): the statistics are those of all rows; the per-row results
 // (fitted, residuals, weights, outlier flags, best_subset in local row numbers) are this part's.
+// y_window_variance: all.min_window_variance(data.y, h) where the caller already has it.
 void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& beta, std::size_t h,
-                double alpha, bool reweight, FitResult& result);
+                double alpha, bool reweight, FitResult& result,
+                std::optional<double> y_window_variance = std::nullopt);
 
 // LMS as Rousseeuw & Leroy (1987): raw scale (1 + 5/(n-p)) sqrt(objective) / qnorm((n+h)/(2n)),
 // weights |r/s0| <= 2.5, reweighted LS and scale sqrt(sum w r^2 / (sum w - p)), outliers

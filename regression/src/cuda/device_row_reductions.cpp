@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -18,6 +19,7 @@
 namespace robustfit::regression::cuda {
 
 struct DeviceRowReductions::State {
+  int device = 0;  // the caller's device when made: calls from other threads run there too
   cudaStream_t stream = nullptr;
   selection::cuda::Workspace workspace;
   DeviceArray<double> values, sorted;
@@ -98,17 +100,25 @@ StatePool& pool() {
 }  // namespace
 
 DeviceRowReductions::DeviceRowReductions() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return;  // no usable device: the host answers
+  }
   {
     StatePool& kept = pool();
     const std::lock_guard lock(kept.mutex);
-    if (!kept.states.empty()) {
-      state_ = std::move(kept.states.back());
-      kept.states.pop_back();
+    const auto same_device = std::find_if(kept.states.begin(), kept.states.end(),
+                                          [&](const auto& state) { return state->device == device; });
+    if (same_device != kept.states.end()) {
+      state_ = std::move(*same_device);
+      kept.states.erase(same_device);
       state_->device_calls = state_->fallbacks = 0;
       return;
     }
   }
   auto state = std::make_unique<State>();
+  state->device = device;
   cudaGetLastError();  // an earlier failure elsewhere must not be taken for ours
   if (cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking) != cudaSuccess) {
     cudaGetLastError();
@@ -133,6 +143,10 @@ auto DeviceRowReductions::on_device(std::size_t n, Device&& device, Host&& host)
   // Row numbers are int32 on the device.
   if (!state_ || n < kDeviceReductionsMinRows || n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     return host();
+  if (cudaSetDevice(state_->device) != cudaSuccess) {  // this thread's current device
+    cudaGetLastError();
+    return host();
+  }
   const std::lock_guard lock(state_->turn);
   try {
     auto answer = device(*state_);
