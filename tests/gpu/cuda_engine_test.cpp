@@ -268,5 +268,51 @@ TEST(CudaEngine, RestrictedEngineOwnsItsRows) {
   check_restricted_engine<float>(1e-5);
 }
 
+// C-steps through massive ties: small-integer data and (half-)integer coefficients make every
+// squared residual an exact small number with hundreds of rows equal to the h-th smallest, so
+// the h-subset must take the first of them in row order (the CUDA engine's ordered tie path; the
+// continuous-data tests above cover its shortcut for columns that take all their ties). 40
+// candidates (two mask words, two Gram groups) and 3 (the small-group kernel), each against the
+// CPU engine on the same rows: the same objectives (exact sums) and refitted coefficients.
+template <class Scalar>
+void check_c_steps_through_ties(std::size_t m) {
+  const Eigen::Index n = 30011;
+  Eigen::MatrixXd X(n, 3);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < 3; ++j) X(i, j) = static_cast<double>((i * (j + 3) + i / (j + 7)) % 5);
+    y(i) = 1 + X(i, 0) - X(i, 2) + static_cast<double>(i % 7 == 0 ? (i % 3) * 4 : i % 3 == 0 ? 1 : 0);
+  }
+  const auto data = regression::detail::make_model_data(X, y, true);
+  ASSERT_TRUE((data.column_scale.array() == 1.0).all());  // the integers stay integers
+  regression::detail::CpuEngine cpu(data.X, data.y);
+  regression::cuda::CudaEngine<Scalar> gpu(data, selection::Algorithm::automatic);
+  Eigen::MatrixXd betas(4, static_cast<Eigen::Index>(m));
+  for (Eigen::Index j = 0; j < betas.cols(); ++j)
+    for (Eigen::Index i = 0; i < 4; ++i)
+      betas(i, j) = static_cast<double>((3 * j + 5 * i) % 5) - 2 + (j % 4 == 3 ? 0.5 : 0.0);
+  for (const std::size_t h : {static_cast<std::size_t>(n / 2 + 7), static_cast<std::size_t>(3 * n / 4)}) {
+    SCOPED_TRACE("h = " + std::to_string(h) + ", m = " + std::to_string(m));
+    Eigen::MatrixXd on_cpu = betas, on_gpu = betas;
+    std::vector<double> before_cpu(m), before_gpu(m);
+    cpu.c_step(on_cpu, h, before_cpu);
+    gpu.c_step(on_gpu, h, before_gpu);
+    for (std::size_t j = 0; j < m; ++j) {
+      EXPECT_EQ(before_gpu[j], before_cpu[j]) << "candidate " << j;  // sums of small integers: exact
+      for (Eigen::Index i = 0; i < 4; ++i)
+        EXPECT_NEAR(on_gpu(i, static_cast<Eigen::Index>(j)), on_cpu(i, static_cast<Eigen::Index>(j)),
+                    1e-9 * (1 + std::abs(on_cpu(i, static_cast<Eigen::Index>(j)))))
+            << "candidate " << j << ", coefficient " << i;
+    }
+  }
+}
+
+TEST(CudaEngine, CStepsThroughTiesMatchTheCpuEngine) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  check_c_steps_through_ties<double>(40);
+  check_c_steps_through_ties<double>(3);
+  check_c_steps_through_ties<float>(40);  // small integers and their squares are exact in float too
+}
+
 }  // namespace
 }  // namespace robustfit::testing
