@@ -53,8 +53,8 @@ __global__ void __launch_bounds__(kThreads) squared_residuals_kernel(const Scala
 // (compared as such); the sums are accumulated in double.
 constexpr std::size_t kSumChunk = 16384;
 
-// Counts below and equal to t, packed in one 64-bit word (each below 2^32: n < 2^32 rows per
-// column chunk) so that one block reduction adds both.
+// Counts below and equal to t, packed in one 64-bit word (a chunk's counts are at most
+// kSumChunk < 2^32 each) so that one block reduction adds both.
 constexpr int kEqualShift = 32;
 
 template <class Scalar>
