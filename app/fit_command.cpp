@@ -13,6 +13,7 @@
 #include "fit_report.hpp"
 #include "options_util.hpp"
 #include "progress_line.hpp"
+#include "robustfit/common/stopwatch.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -148,6 +149,7 @@ regression::FitResult fit(const data::Design& design, const FitArguments& a, reg
 }  // namespace
 
 int run_fit(const std::vector<std::string>& args, Stage stage) {
+  common::Stopwatch phase;  // for the developer trace (ROBUSTFIT_TRACE) only
   FitArguments a;
   const po::options_description options = fit_options(a);
   const po::variables_map vm = parse_command_line(args, options, "fit");
@@ -192,7 +194,9 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
 
   if (stage == Stage::parse) return kExitOk;
 
+  common::trace("cli options + device check", phase.lap());
   const data::Table table = data::read_csv(a.data_file);
+  common::trace("cli read_csv", phase.lap());
   data::DesignOptions design_options;
   design_options.response = a.response;
   if (!a.predictors.empty()) design_options.predictors = split_list(a.predictors, "predictors");
@@ -206,6 +210,7 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   } catch (const std::invalid_argument& e) {
     throw data::DataError(a.data_file + ": " + e.what());
   }
+  common::trace("cli make_design + check", phase.lap());
 
   if (a.subsets == regression::all_subsets && method != regression::Method::ls) {
     // Refused before the fit, as a command-line problem (exit 2); the library says the same.
@@ -227,13 +232,17 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
       fit(design, a, method, estimator_backend(choice, a.backend), choice.algorithm, precision,
           progress ? progress->callback() : nullptr);
   progress.reset();  // clear the line before the results
+  common::trace("cli fit", phase.lap());
   const FitContext context{a.data_file, &design, a.alpha, a.seed};
   if (format == OutputFormat::json)
     print_fit_json(std::cout, result, context);
   else
     print_fit_table(std::cout, result, context);
+  std::cout.flush();
+  common::trace("cli report", phase.lap());
   if (!a.residuals.empty()) write_residuals_csv(a.residuals, result, context);
   if (!a.plot.empty()) save_diagnostic_plots(a.plot, result, context);
+  common::trace("cli residuals + plot", phase.lap());
   return kExitOk;
 }
 
