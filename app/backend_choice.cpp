@@ -1,6 +1,8 @@
 #include "backend_choice.hpp"
 
+#include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 #include "cli_error.hpp"
 #include "options_util.hpp"
@@ -34,6 +36,12 @@ std::string backend_help() {
   return "auto | cpu | cuda (auto: the backend that has the algorithm when only one has it, "
          "else CUDA when a GPU is usable and, for fit and mcd, the fit is large enough to gain from it "
          "(a cost model in n * p * subsets), else the CPU)";
+}
+
+bool worth_a_gpu(const std::string& data_file) {
+  std::error_code error;
+  const auto bytes = std::filesystem::file_size(data_file, error);
+  return !error && bytes >= (std::uintmax_t{4} << 20);
 }
 
 }  // namespace robustfit::app

@@ -26,6 +26,10 @@ BackendChoice choose_backend(const std::string& backend_text, const std::string&
 // (it resolves to choice.backend otherwise); choice.backend for cpu and cuda.
 selection::Backend estimator_backend(const BackendChoice& choice, const std::string& backend_text);
 
+// True when the file is large enough (4 MB and more: some 4*10^4 rows of ten numbers) for a fit
+// on it to run on the GPU where auto decides: then the CUDA context is made while it is read.
+bool worth_a_gpu(const std::string& data_file);
+
 // "auto | sort | ... " per backend for `use`, and how --backend auto picks.
 std::string algorithm_help(selection::Use use);
 std::string backend_help();

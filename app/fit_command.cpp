@@ -195,6 +195,9 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   if (stage == Stage::parse) return kExitOk;
 
   common::trace("cli options + device check", phase.lap());
+  const std::jthread cuda_context = choice.backend == selection::Backend::cuda && worth_a_gpu(a.data_file)
+                                        ? selection::warm_up_cuda_context()
+                                        : std::jthread();
   const data::Table table = data::read_csv(a.data_file);
   common::trace("cli read_csv", phase.lap());
   data::DesignOptions design_options;

@@ -110,6 +110,9 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
 
   if (stage == Stage::parse) return kExitOk;
 
+  const std::jthread cuda_context = choice.backend == selection::Backend::cuda && worth_a_gpu(a.data_file)
+                                        ? selection::warm_up_cuda_context()
+                                        : std::jthread();
   const data::Table table = data::read_csv(a.data_file);
   if (columns.empty())
     for (const auto& column : table.columns) columns.push_back(column.name);

@@ -31,6 +31,10 @@ struct ModelData {
 ModelData make_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
                           std::span<const std::string> names = {}, const RowReductions& all = RowReductions{});
 
+// make_model_data's checks (the same errors), without storing the design.
+void check_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen::Ref<const Eigen::VectorXd> y, bool intercept,
+                      std::span<const std::string> names = {}, const RowReductions& all = RowReductions{});
+
 // Coefficients of the stored X -> coefficients of the caller's X (in place).
 void to_original_scale(const ModelData& data, Eigen::VectorXd& coefficients);
 

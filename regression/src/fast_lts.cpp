@@ -117,7 +117,9 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   const bool every_subset = options.subsets == all_subsets;
   if (every_subset) require_enumerable(n, p);
   const std::size_t subsets = every_subset ? static_cast<std::size_t>(binomial(n, p)) : options.subsets.value_or(kDefaultLtsStarts);
+  Stopwatch engine_watch;
   const std::unique_ptr<Engine> engine = parts.engine(SearchSize{n, p, subsets});
+  trace("engine only", engine_watch.lap());
   FitResult result;
   result.timings.setup_s = total.lap();
   trace("engine made", result.timings.setup_s);

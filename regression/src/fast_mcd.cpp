@@ -629,6 +629,13 @@ McdResult fit_mcd_on(Eigen::Ref<const Eigen::MatrixXd> X, const RowReductions& a
   if (p == 0) throw std::invalid_argument("MCD needs at least one variable");
   const std::size_t before = all.before(local);  // rows are named by their number over all parts
   all.agree([&] {
+    // One parallel pass finds whether there is a bad value (at 10^7 x 10 the serial loop took
+    // ~0.1 s); the serial loop then names the first.
+    std::vector<char> finite(common::row_chunk_count(local), 1);
+    common::parallel_rows(local, [&](std::size_t c, std::size_t begin, std::size_t end) {
+      for (Eigen::Index j = 0; j < X.cols(); ++j) finite[c] &= X.col(j).segment(idx(begin), idx(end - begin)).allFinite();
+    });
+    if (std::find(finite.begin(), finite.end(), 0) == finite.end()) return;
     for (Eigen::Index j = 0; j < X.cols(); ++j)
       for (Eigen::Index i = 0; i < X.rows(); ++i)
         if (!std::isfinite(X(i, j)))

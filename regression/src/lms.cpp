@@ -162,7 +162,7 @@ FitResult fit_ls(MatrixRef X, VectorRef y, bool intercept) {
 
 void check_design(MatrixRef X, VectorRef y, bool intercept,
                   std::span<const std::string> names) {
-  detail::make_model_data(X, y, intercept, names);
+  detail::check_model_data(X, y, intercept, names);
 }
 
 }  // namespace robustfit::regression

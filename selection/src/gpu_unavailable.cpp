@@ -7,6 +7,7 @@ namespace robustfit::selection {
 
 bool cuda_available() { return false; }
 std::string cuda_device_description() { return "this build of robust-fit has no CUDA support"; }
+std::jthread warm_up_cuda_context() { return {}; }
 
 template <class T>
 std::vector<T> cuda_kth_smallest_many(std::span<const T>, std::span<const std::size_t>, Algorithm) {

@@ -195,6 +195,7 @@ CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorit
     upload(d_X, data.X.data(), n_ * p_, stream_);
     detail::trace("cuda engine X uploaded", trace_watch.lap());
     upload(y_d_.reserve(n_), data.y.data(), n_, stream_);
+    detail::trace("cuda engine y uploaded", trace_watch.lap());
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     budget_bytes_ = std::clamp(free_bytes / 3, kMinBudgetBytes, kMaxBudgetBytes);

@@ -16,7 +16,7 @@ namespace robustfit::regression {
 
 void check_design_distributed(distributed::Communicator& comm, MatrixRef X_local, VectorRef y_local, bool intercept,
                               std::span<const std::string> names) {
-  detail::make_model_data(X_local, y_local, intercept, names, detail::DistributedReductions(comm));
+  detail::check_model_data(X_local, y_local, intercept, names, detail::DistributedReductions(comm));
 }
 
 namespace {

@@ -38,6 +38,13 @@ std::string cuda_device_description() {
          std::to_string(properties.minor) + ")";
 }
 
+std::jthread warm_up_cuda_context() {
+  if (!cuda_available()) return {};
+  return std::jthread([] {
+    if (cudaFree(nullptr) != cudaSuccess) cudaGetLastError();  // the engine reports its own errors
+  });
+}
+
 template <class T>
 std::vector<T> cuda_kth_smallest_many(std::span<const T> values, std::span<const std::size_t> ks,
                                       Algorithm algorithm) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "robustfit/selection/algorithm.hpp"
@@ -16,6 +17,11 @@ namespace robustfit::selection {
 bool cuda_available();
 // Human-readable name of device 0 ("NVIDIA H200 (sm_90)"), or why none is usable.
 std::string cuda_device_description();
+
+// Creates device 0's CUDA context on a thread of its own and returns that thread (joined when
+// it goes away), so that the ~0.1 s the context takes overlaps with the caller's work, such as
+// reading the data; a later CUDA call waits for it. Without CUDA or a device: an empty thread.
+std::jthread warm_up_cuda_context();
 
 // Copies `values` to the device and returns the ks[i]-th smallest (0-based) for each i,
 // using `algorithm` (automatic picks). Throws std::invalid_argument on NaN, empty input
