@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,18 @@ class Engine {
   // order), and their augmented Gram matrix into grams.col(j).
   virtual void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                           Eigen::MatrixXd& grams) = 0;
+
+  // FAST-MCD's passes over all rows after the search, where the engine keeps them
+  // (offers_mcd_rows; fast_mcd.cpp does them on the host otherwise): for one estimate (center c,
+  // whitener W) the squared distances d_i = |W (x_i - c)|^2 and the rows it takes: the h with the
+  // smallest d (ties by row order), or with h = 0 those with d < threshold. Each output is
+  // optional (null): every d_i into `distances` (resized to n), the rows taken in row order into
+  // `rows`, their augmented Gram matrix ((p+1) x (p+1), lower triangle filled) into `gram`.
+  virtual bool offers_mcd_rows() const { return false; }
+  virtual void mcd_rows(const Eigen::VectorXd& /*center*/, const Eigen::MatrixXd& /*whitener*/, std::size_t /*h*/, double /*threshold*/,
+                        Eigen::VectorXd* /*distances*/, std::vector<std::size_t>* /*rows*/, Eigen::MatrixXd* /*gram*/) {
+    throw std::logic_error("mcd_rows: this engine leaves FAST-MCD's final passes to the host");
+  }
 
   // An engine over a subset of the rows (FAST-LTS's nested subsamples).
   virtual std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const = 0;

@@ -401,20 +401,104 @@ void describe_exact_fit(Rows X, Hyperplane plane, double factor_raw, McdResult& 
     if (!is_on[i]) result.flagged.push_back(i + 1);
 }
 
+// The passes over all rows that FAST-MCD's last steps make, estimates in the data's units: on the
+// host over this part's rows of X (and `all`), or where the CUDA engine keeps the standardized
+// rows (EngineRows). Distances are invariant under the standardization, moments are converted.
+class FinalRows {
+ public:
+  virtual ~FinalRows() = default;
+  // The h rows closest to `best` (in the search's standardized units; ties by row) into `rows`,
+  // with their moments; their squared distances into d (a spent vector the caller may reuse).
+  virtual Moments closest(const Moments& best, std::size_t h, std::vector<std::size_t>& rows, Eigen::VectorXd& d) const = 0;
+  // Squared distances of every row under (center, llt) into d (a spent vector is reused).
+  virtual void distances(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) const = 0;
+  // distances() and the moments of the rows with d below `threshold`, their count over all parts.
+  virtual Moments below(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, double threshold,
+                        Eigen::VectorXd& d, std::size_t& count) const = 0;
+};
+
+class HostRows final : public FinalRows {
+ public:
+  // Z: the standardized rows of the search (closest() only).
+  HostRows(Rows X, const Eigen::MatrixXd* Z, const RowReductions& all) : X_(X), Z_(Z), all_(all) {}
+  Moments closest(const Moments& best, std::size_t h, std::vector<std::size_t>& rows, Eigen::VectorXd& d) const override {
+    squared_distances(*Z_, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance), d);
+    rows = all_.smallest_h(d, h);
+    return moments_of_rows(X_, &rows, all_);
+  }
+  void distances(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) const override {
+    squared_distances(X_, center, llt, d);
+  }
+  Moments below(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, double threshold, Eigen::VectorXd& d,
+                std::size_t& count) const override {
+    squared_distances(X_, center, llt, d);
+    const std::vector<std::size_t> kept = common::rows_where(static_cast<std::size_t>(X_.rows()), [&](std::size_t i) { return d(idx(i)) < threshold; });
+    count = all_.total(kept.size());
+    return moments_of_rows(X_, &kept, all_);
+  }
+
+ private:
+  Rows X_;
+  const Eigen::MatrixXd* Z_;
+  const RowReductions& all_;
+};
+
+// One process whose engine keeps the standardized rows z = (x - median) / mad (the CUDA
+// engine): no pass over X on the host. The moments come from the rows' Gram matrix (sums in
+// z, where the means are small next to the spreads) and are converted to the data's units.
+class EngineRows final : public FinalRows {
+ public:
+  EngineRows(Engine& engine, const Eigen::VectorXd& median, const Eigen::VectorXd& mad)
+      : engine_(engine), median_(median), mad_(mad) {}
+  Moments closest(const Moments& best, std::size_t h, std::vector<std::size_t>& rows, Eigen::VectorXd&) const override {
+    Eigen::MatrixXd gram;
+    engine_.mcd_rows(best.center, inverse_factor(Eigen::LLT<Eigen::MatrixXd>(best.covariance)), h, 0, nullptr, &rows, &gram);
+    return in_data_units(moments_of_gram(gram.data(), static_cast<std::size_t>(median_.size())));
+  }
+  void distances(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) const override {
+    engine_.mcd_rows(standardized_center(center), inverse_factor(llt) * mad_.asDiagonal(), 0, 0, &d, nullptr, nullptr);
+  }
+  Moments below(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, double threshold, Eigen::VectorXd& d,
+                std::size_t& count) const override {
+    Eigen::MatrixXd gram;
+    engine_.mcd_rows(standardized_center(center), inverse_factor(llt) * mad_.asDiagonal(), 0, threshold, &d, nullptr, &gram);
+    const auto p = static_cast<std::size_t>(median_.size());
+    count = static_cast<std::size_t>(gram(idx(p), idx(p)));
+    return in_data_units(moments_of_gram(gram.data(), p));
+  }
+
+ private:
+  // W = L^-1: |W (x - c)|^2 is the squared distance; in z, W diag(mad) about (c - median) / mad.
+  static Eigen::MatrixXd inverse_factor(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+    const Eigen::MatrixXd L = llt.matrixL();
+    return L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(L.rows(), L.cols()));
+  }
+  Eigen::VectorXd standardized_center(const Eigen::VectorXd& center) const {
+    return (center - median_).cwiseQuotient(mad_);
+  }
+  Moments in_data_units(Moments z) const {
+    z.center = median_ + z.center.cwiseProduct(mad_);
+    z.covariance = mad_.asDiagonal() * z.covariance * mad_.asDiagonal();
+    return z;
+  }
+
+  Engine& engine_;
+  const Eigen::VectorXd& median_;
+  const Eigen::VectorXd& mad_;
+};
+
 // One reweighting step (robustbase's cov.wt with 0/1 weights mah < qchisq(0.975, p)), then the
 // robust distances and flags. `reweighted_factor(sum_w)` corrects the reweighted covariance.
 // `raw_mah`: a spent vector whose memory the raw distances may take.
 template <class Factor>
-void reweight(Rows X, McdResult& result, const RowReductions& all, Factor&& reweighted_factor, Eigen::VectorXd raw_mah = {}) {
-  const auto p = static_cast<std::size_t>(X.cols());
+void reweight(const FinalRows& rows, McdResult& result, Factor&& reweighted_factor, Eigen::VectorXd raw_mah = {}) {
+  const auto p = static_cast<std::size_t>(result.p);
   const double cutoff2 = result.cutoff * result.cutoff;
   const auto raw_llt = factor(result.raw_covariance, 0);
   if (!raw_llt) throw std::runtime_error("the raw MCD covariance is not positive definite");
-  squared_distances(X, result.raw_center, *raw_llt, raw_mah);
-  const auto local = static_cast<std::size_t>(X.rows());
-  const std::vector<std::size_t> kept = common::rows_where(local, [&](std::size_t i) { return raw_mah(idx(i)) < cutoff2; });
-  const std::size_t kept_count = all.total(kept.size());
-  Moments rew = moments_of_rows(X, &kept, all);
+  std::size_t kept_count = 0;
+  Moments rew = rows.below(result.raw_center, *raw_llt, cutoff2, raw_mah, kept_count);
+  const auto local = static_cast<std::size_t>(raw_mah.size());
   bool singular = kept_count < 2;
   for (Index j = 0; j < rew.covariance.cols() && !singular; ++j) singular = (rew.covariance.col(j).array() == 0).all();
   if (!singular && kept_count != result.n) rew.covariance *= reweighted_factor(static_cast<double>(kept_count));
@@ -423,7 +507,7 @@ void reweight(Rows X, McdResult& result, const RowReductions& all, Factor&& rewe
   std::optional<Eigen::VectorXd> reweighted;
   if (!singular) {
     const auto llt = factor(rew.covariance, 0);
-    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) squared_distances(X, rew.center, *llt, reweighted.emplace());
+    if (llt && -log_det(*llt) / static_cast<double>(p) <= kLargeLogDet) rows.distances(rew.center, *llt, reweighted.emplace());
   }
   const Eigen::VectorXd& mah = reweighted ? *reweighted : raw_mah;
   result.flagged = one_based(common::rows_where(local, [&](std::size_t i) { return !(mah(idx(i)) < cutoff2); }));
@@ -454,7 +538,7 @@ void classical(Rows X, McdResult& result, const RowReductions& all) {
     return;
   }
   result.log_det = log_det(*llt);
-  reweight(X, result, all, [&](double sum_w) { return mcd_consistency(p, sum_w / static_cast<double>(result.n)); });
+  reweight(HostRows(X, nullptr, all), result, [&](double sum_w) { return mcd_consistency(p, sum_w / static_cast<double>(result.n)); });
 }
 
 // p = 1: the exact univariate MCD (robustbase's rfmcduni): the h consecutive order statistics
@@ -504,7 +588,7 @@ void univariate(Rows X, double factor_raw, McdResult& result, const RowReduction
       if (!(std::abs(X(i, 0) - center) < kExactScale)) result.flagged.push_back(static_cast<std::size_t>(i) + 1);
     return;
   }
-  reweight(X, result, all, [&](double sum_w) {
+  reweight(HostRows(X, nullptr, all), result, [&](double sum_w) {
     return mcd_consistency(1, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(1, n, result.alpha);
   });
 }
@@ -593,20 +677,20 @@ void multivariate(Rows X, const McdOptions& options, const McdParts& parts, doub
     return;
   }
   // The best h-subset under the best candidate; its mean and covariance in the data's units.
+  const HostRows host(X, &data.X, all);
+  const EngineRows device(*engine, median, mad);
+  const FinalRows& rows = engine->offers_mcd_rows() && !all.spans_processes() ? static_cast<const FinalRows&>(device) : host;
   const Moments best = unpack(search.best, p);
   Eigen::VectorXd d;
-  squared_distances(data.X, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance), d);
-  trace("mcd best distances", trace_watch.lap());
-  std::vector<std::size_t> subset = all.smallest_h(d, h);
-  trace("mcd smallest_h", trace_watch.lap());
-  const Moments raw = moments_of_rows(X, &subset, all);
-  trace("mcd raw moments", trace_watch.lap());
+  std::vector<std::size_t> subset;
+  const Moments raw = rows.closest(best, h, subset, d);
+  trace("mcd best subset, raw moments", trace_watch.lap());
   result.best_subset = one_based(std::move(subset));
   result.raw_center = raw.center;
   result.raw_covariance = factor_raw * raw.covariance;
   const auto llt = factor(raw.covariance, 0);
   result.log_det = llt ? log_det(*llt) : -std::numeric_limits<double>::infinity();
-  reweight(X, result, all, [&](double sum_w) {
+  reweight(rows, result, [&](double sum_w) {
     return mcd_consistency(p, sum_w / static_cast<double>(n)) * mcd_small_sample_reweighted(p, n, result.alpha);
   }, std::move(d));
   trace("mcd reweight", trace_watch.lap());

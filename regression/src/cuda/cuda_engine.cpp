@@ -514,6 +514,58 @@ void CudaEngine<Scalar>::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen:
   });
 }
 
+template <class Scalar>
+void CudaEngine<Scalar>::mcd_rows(const Eigen::VectorXd& center, const Eigen::MatrixXd& whitener, std::size_t h,
+                                  double threshold, Eigen::VectorXd* distances, std::vector<std::size_t>* rows,
+                                  Eigen::MatrixXd* gram) {
+  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  const std::size_t q = p_ + 1;
+  const Matrix Wt = whitener.transpose().template cast<Scalar>();
+  const Matrix shift = (whitener * center).template cast<Scalar>();
+  to_device(B_.reserve(p_ * p_), Wt.data(), p_ * p_, stream_);
+  to_device(shifts_.reserve(p_), shift.data(), p_, stream_);
+  Scalar* D = R_.reserve(n_);
+  mahalanobis_squared(blas_, X_d_.data(), n_, p_, B_.data(), shifts_.data(), 1, whitened_.reserve(n_ * p_), D, stream_);
+  // The rows taken: below the h-th smallest and the first ties at it, or below the threshold.
+  if (h > 0) {
+    select_thresholds(1, h - 1);
+  } else {
+    const auto t = static_cast<Scalar>(threshold);
+    to_device(t_.reserve(1), &t, 1, stream_);
+  }
+  std::int64_t below = 0;
+  trimmed_sums(D, n_, 1, t_.data(), std::max<std::size_t>(h, 1), sum_scratch_.reserve(trimmed_sums_scratch(n_, 1)),
+               objective_.reserve(1), below_.reserve(1), equal_.reserve(1), stream_);
+  if (h == 0) {
+    to_host(&below, below_.data(), 1, stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  const std::size_t taken = h > 0 ? h : static_cast<std::size_t>(below);
+  if (distances != nullptr) {
+    distances->resize(static_cast<Eigen::Index>(n_));
+    if constexpr (std::is_same_v<Scalar, double>) to_host(distances->data(), D, n_, stream_);
+    else download_as_double(distances->data(), D, n_, stream_);
+  }
+  std::vector<std::int32_t> taken_rows;
+  if (rows != nullptr && taken > 0) {
+    h_subset_rows(D, n_, 1, t_.data(), below_.data(), taken, subset_scratch_.reserve(h_subset_scratch(n_, 1)),
+                  rows_.reserve(taken), stream_);
+    taken_rows.resize(taken);
+    to_host(taken_rows.data(), rows_.data(), taken, stream_);
+  }
+  if (gram != nullptr) {
+    gram->setZero(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
+    if (taken > 0) {
+      subset_gram(X_d_.data(), y_d_.data(), D, n_, p_, 1, t_.data(), below_.data(), equal_.data(), taken,
+                  subset_scratch_.reserve(h_subset_scratch(n_, 1)), gram_scratch_.reserve(subset_gram_scratch(n_, p_, 1)),
+                  G_.reserve(q * q), stream_);
+      to_host(gram->data(), G_.data(), q * q, stream_);
+    }
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (rows != nullptr) rows->assign(taken_rows.begin(), taken_rows.end());
+}
+
 template class CudaEngine<float>;
 template class CudaEngine<double>;
 

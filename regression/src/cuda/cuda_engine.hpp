@@ -51,6 +51,9 @@ class CudaEngine final : public detail::Engine {
   void subset_grams(const detail::SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                   Eigen::MatrixXd& grams) override;
+  bool offers_mcd_rows() const override { return true; }
+  void mcd_rows(const Eigen::VectorXd& center, const Eigen::MatrixXd& whitener, std::size_t h, double threshold,
+                Eigen::VectorXd* distances, std::vector<std::size_t>* rows, Eigen::MatrixXd* gram) override;
   std::optional<detail::KernelTimes> kernel_times() const override {
     return detail::KernelTimes{clock_.residuals_s(), clock_.selection_s()};
   }
