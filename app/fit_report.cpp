@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "json_rows.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/regression/outlier_map.hpp"
 
@@ -182,7 +183,23 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
   }
 }
 
-nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context) {
+namespace {
+
+bool has_robust_distances(const regression::FitResult& fit, const FitContext& context) {
+  return context.distributed ? context.distributed->has_robust_distances : !fit.robust_distances.empty();
+}
+
+std::vector<std::size_t> best_subset_rows(const regression::FitResult& fit, const FitContext& context) {
+  if (context.distributed) return context.distributed->best_subset_rows;
+  std::vector<std::size_t> best;
+  for (std::size_t i : fit.best_subset) best.push_back(context.design->data_rows[i]);
+  return best;
+}
+
+// fit_json without its per-row arrays: "outliers" and "best_subset", and with robust distances
+// "robust_distances" and "outlier_map", are null here; fit_json fills them in, print_fit_json
+// writes them as text (json_rows.hpp).
+nlohmann::ordered_json fit_json_without_rows(const regression::FitResult& fit, const FitContext& context) {
   const data::Design& design = *context.design;
   const auto names = coefficient_names(fit, design);
   nlohmann::ordered_json coefficients, raw;
@@ -190,10 +207,6 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
     coefficients[names[j]] = fit.coefficients(static_cast<Eigen::Index>(j));
     raw[names[j]] = fit.raw_coefficients(static_cast<Eigen::Index>(j));
   }
-  std::vector<std::size_t> best;
-  if (context.distributed) best = context.distributed->best_subset_rows;
-  else
-    for (std::size_t i : fit.best_subset) best.push_back(design.data_rows[i]);
   nlohmann::ordered_json j;
   j["method"] = std::string(regression::to_string(fit.method));
   j["data"] = context.data_file;
@@ -228,19 +241,17 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["f_df"] = inference.f_statistic ? nlohmann::ordered_json::array({inference.f_numerator_df, inference.df})
                                     : nlohmann::ordered_json(nullptr);
   j["f_p_value"] = inference.f_p_value ? number_or_null(*inference.f_p_value) : nlohmann::ordered_json(nullptr);
-  j["outliers"] = outlier_rows(fit, context);
-  // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run.
-  if (context.distributed ? !context.distributed->has_robust_distances : fit.robust_distances.empty()) {
+  j["outliers"] = nullptr;  // per row
+  // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run. (The chained
+  // assignment inserts outlier_map first: that member order is the report's.)
+  if (!has_robust_distances(fit, context)) {
     j["robust_distances"] = j["rd_cutoff"] = j["outlier_map"] = nullptr;
   } else {
-    j["robust_distances"] = context.distributed ? context.distributed->robust_distances : fit.robust_distances;
+    j["robust_distances"] = nullptr;  // per row
     j["rd_cutoff"] = fit.rd_cutoff;
-    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
-    for (auto c : context.distributed ? context.distributed->outlier_classes : regression::outlier_map(fit))
-      classes.push_back(std::string(regression::to_string(c)));
-    j["outlier_map"] = std::move(classes);
+    j["outlier_map"] = nullptr;  // per row
   }
-  j["best_subset"] = best;
+  j["best_subset"] = nullptr;  // per row
   j["dropped_rows"] = design.dropped_rows;
   j["subsets_tried"] = fit.subsets_tried;
   j["singular_subsets"] = fit.singular_subsets;
@@ -263,8 +274,47 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   return j;
 }
 
+// The outlier map's classes: rank 0's gathered ones under mpirun, else the fit's.
+std::vector<regression::OutlierClass> outlier_classes(const regression::FitResult& fit, const FitContext& context) {
+  return context.distributed ? context.distributed->outlier_classes : regression::outlier_map(fit);
+}
+
+const std::vector<double>& robust_distances(const regression::FitResult& fit, const FitContext& context) {
+  return context.distributed ? context.distributed->robust_distances : fit.robust_distances;
+}
+
+}  // namespace
+
+nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context) {
+  nlohmann::ordered_json j = fit_json_without_rows(fit, context);
+  j["outliers"] = outlier_rows(fit, context);
+  if (has_robust_distances(fit, context)) {
+    j["robust_distances"] = robust_distances(fit, context);
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (auto c : outlier_classes(fit, context)) classes.push_back(std::string(regression::to_string(c)));
+    j["outlier_map"] = std::move(classes);
+  }
+  j["best_subset"] = best_subset_rows(fit, context);
+  return j;
+}
+
+// fit_json(fit, context).dump(2), byte for byte, without a JSON value per row.
 void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context) {
-  out << fit_json(fit, context).dump(2) << "\n";
+  std::vector<JsonArrayMember> arrays;
+  arrays.push_back({"outliers", json_array_text(outlier_rows(fit, context))});
+  if (has_robust_distances(fit, context)) {
+    arrays.push_back({"robust_distances", json_array_text(robust_distances(fit, context))});
+    // Four class names: each one's JSON text once.
+    std::array<std::string, 4> names;
+    for (std::size_t c = 0; c < names.size(); ++c)
+      names[c] = nlohmann::ordered_json(std::string(regression::to_string(static_cast<regression::OutlierClass>(c)))).dump();
+    const auto classes = outlier_classes(fit, context);
+    arrays.push_back({"outlier_map", json_array_text(classes.size(), [&](std::string& text, std::size_t i) {
+                        text += names[static_cast<std::size_t>(classes[i])];
+                      })});
+  }
+  arrays.push_back({"best_subset", json_array_text(best_subset_rows(fit, context))});
+  write_json(out, fit_json_without_rows(fit, context), arrays);
 }
 
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,
