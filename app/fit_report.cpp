@@ -309,8 +309,9 @@ void print_fit_json(std::ostream& out, const regression::FitResult& fit, const F
     for (std::size_t c = 0; c < names.size(); ++c)
       names[c] = nlohmann::ordered_json(std::string(regression::to_string(static_cast<regression::OutlierClass>(c)))).dump();
     const auto classes = outlier_classes(fit, context);
-    arrays.push_back({"outlier_map", json_array_text(classes.size(), [&](std::string& text, std::size_t i) {
-                        text += names[static_cast<std::size_t>(classes[i])];
+    arrays.push_back({"outlier_map", json_array_text(classes.size(), [&](char* at, std::size_t i) {
+                        const std::string& name = names[static_cast<std::size_t>(classes[i])];
+                        return std::copy(name.begin(), name.end(), at);
                       })});
   }
   arrays.push_back({"best_subset", json_array_text(best_subset_rows(fit, context))});

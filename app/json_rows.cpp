@@ -9,29 +9,24 @@
 
 namespace robustfit::app {
 
-void append_json_number(std::string& text, double value) {
+char* write_json_number(char* at, double value) {
   // What nlohmann's serializer::dump_float does for a double: null when not finite, else its
-  // Grisu2 shortest round-trip form with ".0" for integral values (a 64-byte buffer, as there).
-  if (!std::isfinite(value)) {
-    text += "null";
-    return;
-  }
-  char buffer[64];
-  text.append(buffer, ::nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, value));
+  // Grisu2 shortest round-trip form with ".0" for integral values (in 64 bytes, as there).
+  if (!std::isfinite(value)) return std::copy_n("null", 4, at);
+  return ::nlohmann::detail::to_chars(at, at + kJsonElementBytes, value);
 }
 
-void append_json_number(std::string& text, std::size_t value) {
+char* write_json_number(char* at, std::size_t value) {
   // nlohmann writes unsigned integers in plain decimal, as std::to_chars does.
-  char buffer[24];
-  text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+  return std::to_chars(at, at + kJsonElementBytes, value).ptr;
 }
 
 JsonArrayText json_array_text(std::span<const double> values) {
-  return json_array_text(values.size(), [&](std::string& text, std::size_t i) { append_json_number(text, values[i]); });
+  return json_array_text(values.size(), [&](char* at, std::size_t i) { return write_json_number(at, values[i]); });
 }
 
 JsonArrayText json_array_text(std::span<const std::size_t> values) {
-  return json_array_text(values.size(), [&](std::string& text, std::size_t i) { append_json_number(text, values[i]); });
+  return json_array_text(values.size(), [&](char* at, std::size_t i) { return write_json_number(at, values[i]); });
 }
 
 void write_json(std::ostream& out, const nlohmann::ordered_json& report, const std::vector<JsonArrayMember>& arrays) {
