@@ -196,6 +196,7 @@ bool has_robust_distances(const regression::FitResult& fit, const FitContext& co
 std::vector<std::size_t> best_subset_rows(const regression::FitResult& fit, const FitContext& context) {
   if (context.distributed) return context.distributed->best_subset_rows;
   std::vector<std::size_t> best;
+  best.reserve(fit.best_subset.size());
   for (std::size_t i : fit.best_subset) best.push_back(context.design->data_rows[i]);
   return best;
 }
