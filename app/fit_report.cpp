@@ -1,16 +1,21 @@
 #include "fit_report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
+#include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
+#include "json_rows.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/regression/outlier_map.hpp"
 
@@ -182,7 +187,24 @@ void print_fit_table(std::ostream& out, const regression::FitResult& fit, const 
   }
 }
 
-nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context) {
+namespace {
+
+bool has_robust_distances(const regression::FitResult& fit, const FitContext& context) {
+  return context.distributed ? context.distributed->has_robust_distances : !fit.robust_distances.empty();
+}
+
+std::vector<std::size_t> best_subset_rows(const regression::FitResult& fit, const FitContext& context) {
+  if (context.distributed) return context.distributed->best_subset_rows;
+  std::vector<std::size_t> best;
+  best.reserve(fit.best_subset.size());
+  for (std::size_t i : fit.best_subset) best.push_back(context.design->data_rows[i]);
+  return best;
+}
+
+// fit_json without its per-row arrays: "outliers" and "best_subset", and with robust distances
+// "robust_distances" and "outlier_map", are null here; fit_json fills them in, print_fit_json
+// writes them as text (json_rows.hpp).
+nlohmann::ordered_json fit_json_without_rows(const regression::FitResult& fit, const FitContext& context) {
   const data::Design& design = *context.design;
   const auto names = coefficient_names(fit, design);
   nlohmann::ordered_json coefficients, raw;
@@ -190,10 +212,6 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
     coefficients[names[j]] = fit.coefficients(static_cast<Eigen::Index>(j));
     raw[names[j]] = fit.raw_coefficients(static_cast<Eigen::Index>(j));
   }
-  std::vector<std::size_t> best;
-  if (context.distributed) best = context.distributed->best_subset_rows;
-  else
-    for (std::size_t i : fit.best_subset) best.push_back(design.data_rows[i]);
   nlohmann::ordered_json j;
   j["method"] = std::string(regression::to_string(fit.method));
   j["data"] = context.data_file;
@@ -228,19 +246,17 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   j["f_df"] = inference.f_statistic ? nlohmann::ordered_json::array({inference.f_numerator_df, inference.df})
                                     : nlohmann::ordered_json(nullptr);
   j["f_p_value"] = inference.f_p_value ? number_or_null(*inference.f_p_value) : nlohmann::ordered_json(nullptr);
-  j["outliers"] = outlier_rows(fit, context);
-  // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run.
-  if (context.distributed ? !context.distributed->has_robust_distances : fit.robust_distances.empty()) {
+  j["outliers"] = nullptr;  // per row
+  // Robust distances (FAST-MCD) and the outlier map; null when MCD was not run. (The chained
+  // assignment inserts outlier_map first: that member order is the report's.)
+  if (!has_robust_distances(fit, context)) {
     j["robust_distances"] = j["rd_cutoff"] = j["outlier_map"] = nullptr;
   } else {
-    j["robust_distances"] = context.distributed ? context.distributed->robust_distances : fit.robust_distances;
+    j["robust_distances"] = nullptr;  // per row
     j["rd_cutoff"] = fit.rd_cutoff;
-    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
-    for (auto c : context.distributed ? context.distributed->outlier_classes : regression::outlier_map(fit))
-      classes.push_back(std::string(regression::to_string(c)));
-    j["outlier_map"] = std::move(classes);
+    j["outlier_map"] = nullptr;  // per row
   }
-  j["best_subset"] = best;
+  j["best_subset"] = nullptr;  // per row
   j["dropped_rows"] = design.dropped_rows;
   j["subsets_tried"] = fit.subsets_tried;
   j["singular_subsets"] = fit.singular_subsets;
@@ -263,77 +279,119 @@ nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitConte
   return j;
 }
 
-void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context) {
-  out << fit_json(fit, context).dump(2) << "\n";
+// The outlier map's classes: rank 0's gathered ones under mpirun, else the fit's.
+std::vector<regression::OutlierClass> outlier_classes(const regression::FitResult& fit, const FitContext& context) {
+  return context.distributed ? context.distributed->outlier_classes : regression::outlier_map(fit);
 }
+
+const std::vector<double>& robust_distances(const regression::FitResult& fit, const FitContext& context) {
+  return context.distributed ? context.distributed->robust_distances : fit.robust_distances;
+}
+
+}  // namespace
+
+nlohmann::ordered_json fit_json(const regression::FitResult& fit, const FitContext& context) {
+  nlohmann::ordered_json j = fit_json_without_rows(fit, context);
+  j["outliers"] = outlier_rows(fit, context);
+  if (has_robust_distances(fit, context)) {
+    j["robust_distances"] = robust_distances(fit, context);
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (auto c : outlier_classes(fit, context)) classes.push_back(std::string(regression::to_string(c)));
+    j["outlier_map"] = std::move(classes);
+  }
+  j["best_subset"] = best_subset_rows(fit, context);
+  return j;
+}
+
+// fit_json(fit, context).dump(2), byte for byte, without a JSON value per row.
+void print_fit_json(std::ostream& out, const regression::FitResult& fit, const FitContext& context) {
+  std::vector<JsonArrayMember> arrays;
+  arrays.push_back({"outliers", json_array_text(outlier_rows(fit, context))});
+  if (has_robust_distances(fit, context)) {
+    arrays.push_back({"robust_distances", json_array_text(robust_distances(fit, context))});
+    // Four class names: each one's JSON text once.
+    std::array<std::string, 4> names;
+    for (std::size_t c = 0; c < names.size(); ++c)
+      names[c] = nlohmann::ordered_json(std::string(regression::to_string(static_cast<regression::OutlierClass>(c)))).dump();
+    const auto classes = outlier_classes(fit, context);
+    arrays.push_back({"outlier_map", json_array_text(classes.size(), [&](char* at, std::size_t i) {
+                        const std::string& name = names[static_cast<std::size_t>(classes[i])];
+                        return std::copy(name.begin(), name.end(), at);
+                      })});
+  }
+  arrays.push_back({"best_subset", json_array_text(best_subset_rows(fit, context))});
+  write_json(out, fit_json_without_rows(fit, context), arrays);
+}
+
+namespace {
+
+// data::write_csv's numbers: std::to_chars, and "NaN", "Inf", "-Inf" (R and pandas read them).
+char* write_csv_number(char* at, double value) {
+  if (std::isnan(value)) return std::copy_n("NaN", 3, at);
+  if (std::isinf(value)) return value > 0 ? std::copy_n("Inf", 3, at) : std::copy_n("-Inf", 4, at);
+  return std::to_chars(at, at + 32, value).ptr;
+}
+
+// The residuals CSV's rows (no header) in row chunks, formatted in parallel: one row at a time
+// through to_chars took seconds at 10^7 rows. The data row is written as a double, as always.
+std::vector<std::string> residuals_csv_chunks(const regression::FitResult& fit, const FitContext& context) {
+  const data::Design& design = *context.design;
+  const bool distances = !fit.robust_distances.empty();
+  const auto classes = regression::outlier_map(fit);
+  const auto n = static_cast<std::size_t>(fit.residuals.size());
+  std::vector<std::string> chunks(common::row_chunk_count(n));
+  common::parallel_rows(n, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
+    std::string& text = chunks[chunk];
+    char line[7 * 33 + 32];  // 7 numbers of at most 32 characters and a comma, the class
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto r = static_cast<Eigen::Index>(i);
+      const double values[] = {static_cast<double>(design.data_rows[i]), fit.fitted(r), fit.residuals(r),
+                               fit.standardized_residuals(r), fit.weights(r), fit.outlier[i] ? 1.0 : 0.0,
+                               distances ? fit.robust_distances[i] : 0.0};
+      const std::size_t columns = distances ? std::size(values) : std::size(values) - 1;
+      char* at = line;
+      for (std::size_t c = 0; c < columns; ++c) {
+        at = write_csv_number(at, values[c]);
+        *at++ = c + 1 < columns || distances ? ',' : '\n';
+      }
+      if (distances) {
+        const std::string_view name = regression::to_string(classes[i]);
+        at = std::copy(name.begin(), name.end(), at);
+        *at++ = '\n';
+      }
+      text.append(line, at);
+    }
+  });
+  return chunks;
+}
+
+}  // namespace
 
 void write_residuals_csv(const std::filesystem::path& path, const regression::FitResult& fit,
                          const FitContext& context) {
-  const data::Design& design = *context.design;
-  std::vector<std::vector<double>> columns(6);
-  for (std::size_t i = 0; i < fit.n; ++i) {
-    const auto r = static_cast<Eigen::Index>(i);
-    columns[0].push_back(static_cast<double>(design.data_rows[i]));
-    columns[1].push_back(fit.fitted(r));
-    columns[2].push_back(fit.residuals(r));
-    columns[3].push_back(fit.standardized_residuals(r));
-    columns[4].push_back(fit.weights(r));
-    columns[5].push_back(fit.outlier[i] ? 1.0 : 0.0);
-  }
-  if (fit.robust_distances.empty()) {
-    data::write_csv(path, {"row", "fitted", "residual", "std_residual", "weight", "outlier"}, columns);
-    return;
-  }
-  // With robust distances: two more columns, the second one text (data::write_csv is numeric).
-  columns.push_back(fit.robust_distances);
-  const auto classes = regression::outlier_map(fit);
-  std::string text = "row,fitted,residual,std_residual,weight,outlier,robust_distance,class\n";
-  for (std::size_t i = 0; i < fit.n; ++i) {
-    for (const auto& column : columns) {
-      const double value = column[i];
-      if (std::isnan(value)) {
-        text += "NaN";
-      } else if (std::isinf(value)) {
-        text += value > 0 ? "Inf" : "-Inf";
-      } else {
-        char buffer[32];
-        text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
-      }
-      text += ',';
-    }
-    text += regression::to_string(classes[i]);
-    text += '\n';
-  }
+  const auto chunks = residuals_csv_chunks(fit, context);
+  const std::string_view header = fit.robust_distances.empty() ? kResidualsCsvHeader : kResidualsCsvHeaderWithDistances;
+  const auto fail = [&] {
+    return data::DataError("cannot write '" + path.string() + "': " + std::generic_category().message(errno ? errno : EIO));
+  };
   errno = 0;
-  std::ofstream file(path, std::ios::binary);
-  if (file) file << text;
-  if (!file || !file.flush())
-    throw data::DataError("cannot write '" + path.string() + "': " + std::generic_category().message(errno ? errno : EIO));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!file) throw fail();
+  if (std::fwrite(header.data(), 1, header.size(), file.get()) != header.size()) throw fail();
+  for (const auto& text : chunks)
+    if (std::fwrite(text.data(), 1, text.size(), file.get()) != text.size()) throw fail();
+  // fclose flushes; a full disk shows up only here.
+  if (std::fclose(file.release()) != 0) throw fail();
 }
 
 std::string residuals_csv_rows(const regression::FitResult& fit, const FitContext& context) {
-  const data::Design& design = *context.design;
-  std::string text;
-  char buffer[32];
-  const bool distances = !fit.robust_distances.empty();
-  const auto classes = regression::outlier_map(fit);
-  for (Eigen::Index r = 0; r < fit.residuals.size(); ++r) {
-    const auto i = static_cast<std::size_t>(r);
-    const double values[] = {static_cast<double>(design.data_rows[i]), fit.fitted(r), fit.residuals(r),
-                             fit.standardized_residuals(r), fit.weights(r), fit.outlier[i] ? 1.0 : 0.0,
-                             distances ? fit.robust_distances[i] : 0.0};
-    const std::size_t columns = distances ? std::size(values) : std::size(values) - 1;
-    for (std::size_t c = 0; c < columns; ++c) {
-      const double value = values[c];
-      if (std::isnan(value)) text += "NaN";
-      else if (std::isinf(value)) text += value > 0 ? "Inf" : "-Inf";
-      else text.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
-      text += c + 1 < columns || distances ? ',' : '\n';
-    }
-    if (distances) (text += regression::to_string(classes[i])) += '\n';
-  }
-  return text;
+  const auto chunks = residuals_csv_chunks(fit, context);
+  std::size_t size = 0;
+  for (const auto& text : chunks) size += text.size();
+  std::string rows;
+  rows.reserve(size);
+  for (const auto& text : chunks) rows += text;
+  return rows;
 }
-
 
 }  // namespace robustfit::app

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <span>
+
+#include "json_rows.hpp"
 
 namespace robustfit::app {
 
@@ -63,8 +66,13 @@ McdRows mcd_rows_of(const regression::McdResult& result, const data::Design& des
 
 bool table_prints_distances(const regression::McdResult& result) { return !result.exact_fit && result.n <= 200; }
 
-void print_mcd_json(std::ostream& out, const regression::McdResult& r, const McdRows& rows,
-                    const std::vector<std::string>& columns, const std::string& file, std::uint64_t seed) {
+namespace {
+
+// mcd_json without its per-row arrays (null here): the distances, the flagged rows, the best
+// subset and every row's data row.
+nlohmann::ordered_json mcd_json_without_rows(const regression::McdResult& r, const McdRows& rows,
+                                             const std::vector<std::string>& columns, const std::string& file,
+                                             std::uint64_t seed) {
   nlohmann::ordered_json j;
   j["data"] = file;
   j["method"] = "mcd";
@@ -90,12 +98,35 @@ void print_mcd_json(std::ostream& out, const regression::McdResult& r, const Mcd
   j["raw_center"] = as_vector(r.raw_center);
   j["raw_covariance"] = rows_of(r.raw_covariance);
   j["cutoff"] = r.cutoff;
+  for (const char* key : {"distances", "raw_distances", "flagged", "best_subset", "data_rows"}) j[key] = nullptr;
+  return j;
+}
+
+std::span<const double> span_of(const Eigen::VectorXd& v) { return {v.data(), static_cast<std::size_t>(v.size())}; }
+
+}  // namespace
+
+nlohmann::ordered_json mcd_json(const regression::McdResult& r, const McdRows& rows, const std::vector<std::string>& columns,
+                                const std::string& file, std::uint64_t seed) {
+  nlohmann::ordered_json j = mcd_json_without_rows(r, rows, columns, file, seed);
   j["distances"] = as_vector(rows.distances);
   j["raw_distances"] = as_vector(rows.raw_distances);
   j["flagged"] = rows.flagged;
   j["best_subset"] = rows.best_subset;
   j["data_rows"] = rows.data_rows;
-  out << j.dump(2) << "\n";
+  return j;
+}
+
+// mcd_json(...).dump(2), byte for byte, without a JSON value per row.
+void print_mcd_json(std::ostream& out, const regression::McdResult& r, const McdRows& rows,
+                    const std::vector<std::string>& columns, const std::string& file, std::uint64_t seed) {
+  std::vector<JsonArrayMember> arrays;
+  arrays.push_back({"distances", json_array_text(span_of(rows.distances))});
+  arrays.push_back({"raw_distances", json_array_text(span_of(rows.raw_distances))});
+  arrays.push_back({"flagged", json_array_text(rows.flagged)});
+  arrays.push_back({"best_subset", json_array_text(rows.best_subset)});
+  arrays.push_back({"data_rows", json_array_text(rows.data_rows)});
+  write_json(out, mcd_json_without_rows(r, rows, columns, file, seed), arrays);
 }
 
 void print_mcd_table(std::ostream& out, const regression::McdResult& r, const McdRows& rows,

@@ -3,6 +3,7 @@
 // (mpi_mcd.cpp): the used columns as a matrix, the table and the JSON.
 #include <Eigen/Core>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ McdRows mcd_rows_of(const regression::McdResult& result, const data::Design& des
 // The table prints each row's distance for n <= 200 (not at an exact fit).
 bool table_prints_distances(const regression::McdResult& result);
 
+// The JSON object `--output json` prints; print_mcd_json writes its dump(2).
+nlohmann::ordered_json mcd_json(const regression::McdResult& r, const McdRows& rows, const std::vector<std::string>& columns,
+                                const std::string& file, std::uint64_t seed);
 void print_mcd_json(std::ostream& out, const regression::McdResult& r, const McdRows& rows,
                     const std::vector<std::string>& columns, const std::string& file, std::uint64_t seed);
 void print_mcd_table(std::ostream& out, const regression::McdResult& r, const McdRows& rows,
