@@ -32,8 +32,10 @@ std::string describe(const Table& table, const Column& column, const CellProblem
 }
 
 struct RowSelection {
-  std::vector<std::size_t> kept;  // 0-based data rows
+  std::size_t count = 0;          // rows kept
   std::size_t dropped = 0;
+  std::vector<std::size_t> kept;  // the 0-based data rows kept, listed only when some are dropped
+  bool all() const { return dropped == 0; }
 };
 
 // Throws for the first fatal problem in file order (ties: the leftmost column); otherwise
@@ -43,6 +45,7 @@ RowSelection select_rows(const Table& table, const std::vector<std::size_t>& use
   const std::size_t rows = table.rows();
   std::optional<std::pair<std::size_t, std::size_t>> first;  // (column, problem index)
   std::vector<char> bad(rows, 0);
+  bool any_bad = false;
   for (const std::size_t c : used) {
     const Column& column = table.columns[c];
     if (column.values.size() != rows) {
@@ -54,6 +57,7 @@ RowSelection select_rows(const Table& table, const std::vector<std::size_t>& use
       const CellProblem& problem = column.problems[k];
       if (problem.row >= rows) continue;  // a hand-built table; nothing to drop
       bad[problem.row] = 1;
+      any_bad = true;
       if (!is_fatal(problem.issue, drop_missing)) continue;
       if (!first) {
         first.emplace(c, k);
@@ -71,14 +75,15 @@ RowSelection select_rows(const Table& table, const std::vector<std::size_t>& use
     throw DataError(describe(table, column, column.problems[first->second]));
   }
   RowSelection selection;
-  for (std::size_t i = 0; i < rows; ++i) {
-    if (bad[i] != 0) {
-      ++selection.dropped;
-    } else {
-      selection.kept.push_back(i);
+  selection.count = rows;
+  if (any_bad) {  // (listing all 10^7 rows one by one took ~0.1 s)
+    for (std::size_t i = 0; i < rows; ++i) {
+      if (bad[i] == 0) selection.kept.push_back(i);
     }
+    selection.count = selection.kept.size();
+    selection.dropped = rows - selection.count;
   }
-  if (selection.kept.empty() && !allow_empty) {
+  if (selection.count == 0 && !allow_empty) {
     throw DataError(table.source + ": no rows left" +
                     (rows == 0 ? std::string(" (the table has no data rows)")
                                : " after dropping " + std::to_string(selection.dropped) +
@@ -87,9 +92,12 @@ RowSelection select_rows(const Table& table, const std::vector<std::size_t>& use
   return selection;
 }
 
-std::vector<std::size_t> one_based(const std::vector<std::size_t>& rows) {
-  std::vector<std::size_t> numbers(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) numbers[i] = rows[i] + 1;
+// The kept rows' 1-based data row numbers, filled in parallel.
+std::vector<std::size_t> one_based(const RowSelection& selection) {
+  std::vector<std::size_t> numbers(selection.count);
+  common::parallel_rows(selection.count, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) numbers[i] = (selection.all() ? i : selection.kept[i]) + 1;
+  });
   return numbers;
 }
 
@@ -124,25 +132,27 @@ Design make_design(const Table& table, const DesignOptions& options) {
   used.insert(used.end(), predictors.begin(), predictors.end());
   const RowSelection selection = select_rows(table, used, options.drop_missing, options.allow_empty);
 
-  const auto n = static_cast<Eigen::Index>(selection.kept.size());
+  const auto n = static_cast<Eigen::Index>(selection.count);
   const auto q = static_cast<Eigen::Index>(predictors.size());
   Design design;
   design.response = table.columns[response].name;
   design.y.resize(n);
   design.X.resize(n, q);
   for (Eigen::Index j = 0; j < q; ++j) design.predictors.push_back(table.columns[predictors[static_cast<std::size_t>(j)]].name);
-  // One pass per used column, columns spread over the threads; a plain copy when no row drops.
-  const bool all_rows = selection.kept.size() == table.rows();
-  common::parallel_for(static_cast<std::size_t>(q) + 1, [&](unsigned, std::size_t c) {
-    const std::vector<double>& values = table.columns[c == 0 ? response : predictors[c - 1]].values;
-    double* const out = c == 0 ? design.y.data() : design.X.col(static_cast<Eigen::Index>(c - 1)).data();
-    if (all_rows) {
-      std::copy(values.begin(), values.end(), out);
-    } else {
-      for (std::size_t i = 0; i < selection.kept.size(); ++i) out[i] = values[selection.kept[i]];
-    }
-  });
-  design.data_rows = one_based(selection.kept);
+  // Each used column copied by all threads over row chunks (one thread per column left five of
+  // 16 idle at p = 10, each first-touching 80 MB at 10^7 rows); a gather when rows drop.
+  for (Eigen::Index c = 0; c <= q; ++c) {
+    const std::vector<double>& values = table.columns[c == 0 ? response : predictors[static_cast<std::size_t>(c - 1)]].values;
+    double* const out = c == 0 ? design.y.data() : design.X.col(c - 1).data();
+    common::parallel_rows(selection.count, [&](std::size_t, std::size_t begin, std::size_t end) {
+      if (selection.all()) {
+        std::copy(values.begin() + static_cast<std::ptrdiff_t>(begin), values.begin() + static_cast<std::ptrdiff_t>(end), out + begin);
+      } else {
+        for (std::size_t i = begin; i < end; ++i) out[i] = values[selection.kept[i]];
+      }
+    });
+  }
+  design.data_rows = one_based(selection);
   design.dropped_rows = selection.dropped;
   return design;
 }
@@ -151,9 +161,14 @@ ColumnData numeric_column(const Table& table, std::string_view name, bool drop_m
   const std::size_t c = table.column_index(name);
   const RowSelection selection = select_rows(table, {c}, drop_missing, allow_empty);
   ColumnData data;
-  data.values.reserve(selection.kept.size());
-  for (const std::size_t row : selection.kept) data.values.push_back(table.columns[c].values[row]);
-  data.data_rows = one_based(selection.kept);
+  const std::vector<double>& values = table.columns[c].values;
+  if (selection.all()) {
+    data.values = values;
+  } else {
+    data.values.reserve(selection.count);
+    for (const std::size_t row : selection.kept) data.values.push_back(values[row]);
+  }
+  data.data_rows = one_based(selection);
   data.dropped_rows = selection.dropped;
   return data;
 }
