@@ -1,5 +1,6 @@
 // robust-fit fit: LTS (default), LMS or LS on a CSV file.
 #include <algorithm>
+#include <future>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -176,6 +177,13 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
                      "without it give DATA.csv");
   // The engines select one rank per candidate: the table's batched use. LS runs on the CPU
   // whatever the backend: only the names and the table are checked for it, not the device.
+  const OutputFormat format = parse_output_format(a.output);
+  if (!a.plot.empty()) check_plot_path(a.plot);
+  // A large file is read while the CUDA driver starts (0.1-0.2 s) for the checks below; their
+  // errors still come first (on one, the read is waited for and its result or error dropped).
+  std::future<data::Table> reading;
+  if (stage == Stage::run && a.backend != "cpu" && method != regression::Method::ls && worth_a_gpu(a.data_file))
+    reading = std::async(std::launch::async, [&] { return data::read_csv(a.data_file); });
   const bool cuda_usable = method == regression::Method::ls || regression::cuda_backend_available();
   const BackendChoice choice = choose_backend(a.backend, "selection", a.selection, selection::Use::batched,
                                               cuda_usable, selection::cuda_device_description());
@@ -189,8 +197,6 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
                      (regression::cuda_backend_available()
                           ? ", but --selection " + a.selection + " runs on the CPU backend only"
                           : ", which is not available: " + selection::cuda_device_description()));
-  const OutputFormat format = parse_output_format(a.output);
-  if (!a.plot.empty()) check_plot_path(a.plot);
 
   if (stage == Stage::parse) return kExitOk;
 
@@ -198,8 +204,8 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   const std::jthread cuda_context = choice.backend == selection::Backend::cuda && worth_a_gpu(a.data_file)
                                         ? selection::warm_up_cuda_context()
                                         : std::jthread();
-  const data::Table table = data::read_csv(a.data_file);
-  common::trace("cli read_csv", phase.lap());
+  const data::Table table = reading.valid() ? reading.get() : data::read_csv(a.data_file);
+  common::trace("cli read_csv (rest)", phase.lap());
   data::DesignOptions design_options;
   design_options.response = a.response;
   if (!a.predictors.empty()) design_options.predictors = split_list(a.predictors, "predictors");
