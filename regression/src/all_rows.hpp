@@ -20,6 +20,10 @@ struct Fit {
 // With `squares`, also the squared residuals (squares_of's numbers) in the same pass.
 Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta,
            Eigen::VectorXd* squares = nullptr);
+// fit_of into `fit`'s vectors: an earlier fit's, already in memory (fresh n-vectors cost page
+// faults at large n).
+void fit_into(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta, Fit& fit,
+              Eigen::VectorXd* squares = nullptr);
 Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 // squares_of(residuals_of(X, y, beta)) in one pass: the same numbers.
 Eigen::VectorXd squared_residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);

@@ -37,12 +37,14 @@ Eigen::Index index(std::size_t i) { return static_cast<Eigen::Index>(i); }
 
 // The final fit's fitted values and residuals (moved into `result`), standardized residuals,
 // 0/1 weights and outlier flags; with scale 0 (exact fit) the points off the fit are the
-// outliers. Row chunks start at multiples of 4096: none shares a word of `outlier`.
-void describe_final_fit(Fit fit, double cutoff, FitResult& result) {
+// outliers. Row chunks start at multiples of 4096: none shares a word of `outlier`. The weights
+// are written over `spare`, a vector the finish no longer needs (no fresh pages at large n).
+void describe_final_fit(Fit fit, double cutoff, FitResult& result, Eigen::VectorXd spare = {}) {
   result.fitted = std::move(fit.fitted);
   result.residuals = std::move(fit.residuals);
   const auto n = static_cast<std::size_t>(result.residuals.size());
   result.standardized_residuals.resize(index(n));
+  result.weights = std::move(spare);
   result.weights.resize(index(n));
   result.outlier.assign(n, false);
   const double scale = result.scale;
@@ -70,13 +72,26 @@ struct Reweighting {
   std::vector<std::size_t> rows;
 };
 
-Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double cutoff) {
+// The weights go over `spare` (a vector the finish no longer needs) and are counted per row
+// chunk in the same pass; a second pass lists the rows.
+Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double cutoff, Eigen::VectorXd spare = {}) {
   const auto n = static_cast<std::size_t>(residuals.size());
-  Reweighting w{Eigen::VectorXd(residuals.size()), {}};
-  parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) w.weights(index(i)) = std::abs(residuals(index(i)) / scale) <= cutoff ? 1.0 : 0.0;
+  Reweighting w{std::move(spare), {}};
+  w.weights.resize(residuals.size());
+  std::vector<std::size_t> counts(common::row_chunk_count(n));
+  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    std::size_t count = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const bool keep = std::abs(residuals(index(i)) / scale) <= cutoff;
+      w.weights(index(i)) = keep ? 1.0 : 0.0;
+      count += keep ? 1 : 0;
+    }
+    counts[c] = count;
   });
-  w.rows = rows_where(n, [&](std::size_t i) { return w.weights(index(i)) > 0; });
+  w.rows = common::gather_rows(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (w.weights(index(i)) > 0) *out++ = i;
+  });
   return w;
 }
 
@@ -153,6 +168,7 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
                                  ? sum_at(raw_squares, result.best_subset)
                                  : sum_at(raw_squares, all.smallest_h(raw_squares, h)));
   trace("finish objective", trace_watch.lap());
+  Eigen::VectorXd spare = std::move(raw_squares);  // no longer needed: its memory serves the weights
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -168,23 +184,24 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   } else {
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
-      Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
+      Reweighting w = reweighting(fit.residuals, raw_scale, cutoff, std::move(spare));
       const auto sum_w = static_cast<double>(all.total(w.rows.size()));
       trace("finish reweighting", trace_watch.lap());
       RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
       result.coefficients = ls_or_throw(kept_fit.beta, "reweighted design");
       kept = std::move(kept_fit.factored);
       trace("finish ls_on_kept", trace_watch.lap());
-      fit = fit_of(data.X, data.y, result.coefficients);
+      fit_into(data.X, data.y, result.coefficients, fit);  // over the raw fit, used up
       trace("finish fit_of 2", trace_watch.lap());
       double scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - 1));
       if (sum_w < static_cast<double>(n))
         scale *= trimmed_scale_consistency(sum_w, n) * lts_small_sample_reweighted(p, data.intercept, n, alpha);
       result.scale = scale;
+      spare = std::move(w.weights);
     }
   }
   trace("finish scale", trace_watch.lap());
-  describe_final_fit(std::move(fit), cutoff, result);
+  describe_final_fit(std::move(fit), cutoff, result, std::move(spare));
   trace("finish describe", trace_watch.lap());
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
@@ -229,14 +246,14 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
     result.exact_fit = true;
   } else {
     result.raw_scale = raw_scale;
-    Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
+    Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff, std::move(squares));  // squares: used up
     const auto sum_w = static_cast<double>(all.total(w.rows.size()));
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
       RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
       result.coefficients = kept_fit.beta.value_or(beta);
       kept = std::move(kept_fit.factored);
-      fit = fit_of(data.X, data.y, result.coefficients);
+      fit_into(data.X, data.y, result.coefficients, fit);  // over the raw fit, used up
       result.scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - static_cast<double>(p)));
     }
   }

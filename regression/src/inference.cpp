@@ -4,6 +4,7 @@
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -66,8 +67,33 @@ void add_inference(const ModelData& data, FitResult& result) { add_inference(dat
 
 void add_inference(const ModelData& data, const RowReductions& all, FitResult& result, const FactoredRows* factored) {
   const Eigen::VectorXd& w = result.weights;
-  const std::vector<std::size_t> rows =
-      common::rows_where(data.n(), [&](std::size_t i) { return w(static_cast<Eigen::Index>(i)) > 0; });
+  const Eigen::VectorXd& r = result.residuals;
+  const Eigen::VectorXd& f = result.fitted;
+  const std::size_t n = data.n();
+  // One pass over the row chunks for the kept rows' count, rss and sum w f (with an intercept:
+  // the weighted mean's) or sum w f^2 (without: mss); each chunk's sums are Eigen sums over its
+  // segments, added in chunk order (sum_over_row_chunks' numbers: below 65536 rows the serial sums).
+  const std::size_t chunks = common::row_chunk_count(n);
+  std::vector<std::size_t> counts(chunks);
+  std::vector<std::array<double, 2>> sums(chunks);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    std::size_t count = 0;
+    for (Eigen::Index i = b; i < b + m; ++i) count += w(i) > 0 ? 1 : 0;
+    counts[c] = count;
+    const auto wc = w.segment(b, m).array();
+    const auto fc = f.segment(b, m).array();
+    sums[c] = {(wc * r.segment(b, m).array().square()).sum(), data.intercept ? (wc * fc).sum() : (wc * fc.square()).sum()};
+  });
+  double chunk_rss = 0, chunk_second = 0;
+  for (const auto& s : sums) {
+    chunk_rss += s[0];
+    chunk_second += s[1];
+  }
+  const std::vector<std::size_t> rows = common::gather_rows(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (w(static_cast<Eigen::Index>(i)) > 0) *out++ = i;
+  });
   const std::size_t kept = all.total(rows.size());
   const auto n_w = static_cast<double>(kept);
   const auto p = static_cast<double>(data.p());
@@ -76,25 +102,15 @@ void add_inference(const ModelData& data, const RowReductions& all, FitResult& r
   inference = Inference{};
   inference.df = df > 0 ? kept - data.p() : 0;
 
-  // Row sums over fixed chunks in parallel (sum_over_row_chunks: below 65536 rows the serial sums).
-  const Eigen::VectorXd& r = result.residuals;
-  const Eigen::VectorXd& f = result.fitted;
-  const std::size_t n = data.n();
-  const double rss = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
-    return (w.segment(b, m).array() * r.segment(b, m).array().square()).sum();
-  }));
+  const double rss = all.sum(chunk_rss);
   double mss;
   if (data.intercept) {
-    const double mean = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
-                          return (w.segment(b, m).array() * f.segment(b, m).array()).sum();
-                        })) / n_w;
+    const double mean = all.sum(chunk_second) / n_w;
     mss = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
       return (w.segment(b, m).array() * (f.segment(b, m).array() - mean).square()).sum();
     }));
   } else {
-    mss = all.sum(sum_over_row_chunks(n, [&](Eigen::Index b, Eigen::Index m) {
-      return (w.segment(b, m).array() * f.segment(b, m).array().square()).sum();
-    }));
+    mss = all.sum(chunk_second);
   }
   const double variance = df > 0 ? rss / df : kNaN;
   inference.sigma = std::sqrt(variance);
