@@ -17,7 +17,7 @@ Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::Vect
 }
 
 void fit_into(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta, Fit& fit,
-              Eigen::VectorXd* squares) {
+              Eigen::VectorXd* squares, const Eigen::VectorXd* weights) {
   fit.fitted.resize(X.rows());  // no reallocation at the same size
   fit.residuals.resize(X.rows());
   if (squares) squares->resize(X.rows());
@@ -25,7 +25,10 @@ void fit_into(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::V
     const auto b = index(begin), m = index(end - begin);
     fit.fitted.segment(b, m).noalias() = X.middleRows(b, m) * beta;
     fit.residuals.segment(b, m) = y.segment(b, m) - fit.fitted.segment(b, m);
-    if (squares) squares->segment(b, m) = fit.residuals.segment(b, m).array().square();  // while in cache
+    if (squares && weights)  // while in cache
+      squares->segment(b, m) = weights->segment(b, m).array() * fit.residuals.segment(b, m).array().square();
+    else if (squares)
+      squares->segment(b, m) = fit.residuals.segment(b, m).array().square();
   });
 }
 

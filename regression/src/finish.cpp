@@ -38,13 +38,16 @@ Eigen::Index index(std::size_t i) { return static_cast<Eigen::Index>(i); }
 // The final fit's fitted values and residuals (moved into `result`), standardized residuals,
 // 0/1 weights and outlier flags; with scale 0 (exact fit) the points off the fit are the
 // outliers. Row chunks start at multiples of 4096: none shares a word of `outlier`. The weights
-// are written over `spare`, a vector the finish no longer needs (no fresh pages at large n).
-void describe_final_fit(Fit fit, double cutoff, FitResult& result, Eigen::VectorXd spare = {}) {
+// and standardized residuals are written over vectors the finish no longer needs, where given
+// (no fresh pages at large n).
+void describe_final_fit(Fit fit, double cutoff, FitResult& result, Eigen::VectorXd spare_weights = {},
+                        Eigen::VectorXd spare_standardized = {}) {
   result.fitted = std::move(fit.fitted);
   result.residuals = std::move(fit.residuals);
   const auto n = static_cast<std::size_t>(result.residuals.size());
+  result.standardized_residuals = std::move(spare_standardized);
   result.standardized_residuals.resize(index(n));
-  result.weights = std::move(spare);
+  result.weights = std::move(spare_weights);
   result.weights.resize(index(n));
   result.outlier.assign(n, false);
   const double scale = result.scale;
@@ -93,11 +96,6 @@ Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double c
       if (w.weights(index(i)) > 0) *out++ = i;
   });
   return w;
-}
-
-// sum w r^2, summed as Eigen sums it (the scales stay bit for bit what they were).
-double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd& residuals) {
-  return (weights.array() * residuals.array().square()).sum();
 }
 
 // LS on this part's `rows` over all parts (ls_on_rows: none when fewer than p rows or rank
@@ -156,19 +154,20 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.method = Method::lts;
   const std::size_t n = result.n, p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
-  std::vector<std::size_t> subset = all.smallest_h(squared_residuals_of(data.X, data.y, beta), h);
+  Eigen::VectorXd raw_squares = squared_residuals_of(data.X, data.y, beta);  // the search's until fit_into
+  std::vector<std::size_t> subset = all.smallest_h(raw_squares, h);
   trace("finish smallest_h", trace_watch.lap());
   result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
   trace("finish ls_on_rows", trace_watch.lap());
   result.best_subset = std::move(subset);
-  Eigen::VectorXd raw_squares;
-  Fit fit = fit_of(data.X, data.y, result.raw_coefficients, &raw_squares);
+  Fit fit;
+  fit_into(data.X, data.y, result.raw_coefficients, fit, &raw_squares);
   trace("finish fit_of", trace_watch.lap());
   result.objective = all.sum(still_smallest(all, raw_squares, result.best_subset, h)
                                  ? sum_at(raw_squares, result.best_subset)
                                  : sum_at(raw_squares, all.smallest_h(raw_squares, h)));
   trace("finish objective", trace_watch.lap());
-  Eigen::VectorXd spare = std::move(raw_squares);  // no longer needed: its memory serves the weights
+  Eigen::VectorXd spare = std::move(raw_squares), spare_standardized;  // memory for the weights, then the result's
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -191,17 +190,20 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
       result.coefficients = ls_or_throw(kept_fit.beta, "reweighted design");
       kept = std::move(kept_fit.factored);
       trace("finish ls_on_kept", trace_watch.lap());
-      fit_into(data.X, data.y, result.coefficients, fit);  // over the raw fit, used up
+      // Over the raw fit, used up; sum w r^2 from the pass's products (fit_into: Eigen's bits).
+      Eigen::VectorXd weighted_squares;
+      fit_into(data.X, data.y, result.coefficients, fit, &weighted_squares, &w.weights);
       trace("finish fit_of 2", trace_watch.lap());
-      double scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - 1));
+      double scale = std::sqrt(all.sum(weighted_squares.sum()) / (sum_w - 1));
       if (sum_w < static_cast<double>(n))
         scale *= trimmed_scale_consistency(sum_w, n) * lts_small_sample_reweighted(p, data.intercept, n, alpha);
       result.scale = scale;
       spare = std::move(w.weights);
+      spare_standardized = std::move(weighted_squares);
     }
   }
   trace("finish scale", trace_watch.lap());
-  describe_final_fit(std::move(fit), cutoff, result, std::move(spare));
+  describe_final_fit(std::move(fit), cutoff, result, std::move(spare), std::move(spare_standardized));
   trace("finish describe", trace_watch.lap());
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
@@ -253,8 +255,9 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
       RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
       result.coefficients = kept_fit.beta.value_or(beta);
       kept = std::move(kept_fit.factored);
-      fit_into(data.X, data.y, result.coefficients, fit);  // over the raw fit, used up
-      result.scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - static_cast<double>(p)));
+      Eigen::VectorXd weighted_squares;  // over the raw fit, used up; sum w r^2 as in finish_lts
+      fit_into(data.X, data.y, result.coefficients, fit, &weighted_squares, &w.weights);
+      result.scale = std::sqrt(all.sum(weighted_squares.sum()) / (sum_w - static_cast<double>(p)));
     }
   }
   describe_final_fit(std::move(fit), kLmsCutoff, result);
