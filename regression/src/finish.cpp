@@ -72,7 +72,7 @@ void set_common(const ModelData& data, const RowReductions& all, std::size_t h, 
 // 0/1 weights |r / scale| <= cutoff and the rows they keep.
 struct Reweighting {
   Eigen::VectorXd weights;
-  std::vector<std::size_t> rows;
+  common::RowList rows;
 };
 
 // The weights go over `spare` (a vector the finish no longer needs) and are counted per row
@@ -91,7 +91,7 @@ Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double c
     }
     counts[c] = count;
   });
-  w.rows = common::gather_rows(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+  w.rows = common::gather_rows<common::RowList>(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
     for (std::size_t i = begin; i < end; ++i)
       if (w.weights(index(i)) > 0) *out++ = i;
   });
@@ -99,17 +99,17 @@ Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double c
 }
 
 // LS on this part's `rows` over all parts (ls_on_rows: none when fewer than p rows or rank
-// deficient), with the factors it solved from: add_inference reuses them for the same rows.
+// deficient), with the factors it solved from: add_inference reuses them for the same rows
+// (the caller records them in `factored`).
 struct RowsFit {
   FactoredRows factored;
   std::optional<Eigen::VectorXd> beta;
 };
 
-RowsFit ls_with_factors(const ModelData& data, const RowReductions& all, std::vector<std::size_t> rows) {
+RowsFit ls_with_factors(const ModelData& data, const RowReductions& all, std::span<const std::size_t> rows) {
   const std::size_t m = all.total(rows.size());
-  RowsFit fit{{{}, stacked_factors_of_rows(all, data.X, data.y, rows)}, std::nullopt};
+  RowsFit fit{{{}, false, stacked_factors_of_rows(all, data.X, data.y, rows)}, std::nullopt};
   if (m >= data.p()) fit.beta = ls_of_factors(fit.factored.stacked, m);
-  fit.factored.rows = std::move(rows);
   return fit;
 }
 
@@ -186,9 +186,10 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
       Reweighting w = reweighting(fit.residuals, raw_scale, cutoff, std::move(spare));
       const auto sum_w = static_cast<double>(all.total(w.rows.size()));
       trace("finish reweighting", trace_watch.lap());
-      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      RowsFit kept_fit = ls_with_factors(data, all, w.rows);
       result.coefficients = ls_or_throw(kept_fit.beta, "reweighted design");
       kept = std::move(kept_fit.factored);
+      kept->rows = std::move(w.rows);
       trace("finish ls_on_kept", trace_watch.lap());
       // Over the raw fit, used up; sum w r^2 from the pass's products (fit_into: Eigen's bits).
       Eigen::VectorXd weighted_squares;
@@ -252,9 +253,10 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
     const auto sum_w = static_cast<double>(all.total(w.rows.size()));
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      RowsFit kept_fit = ls_with_factors(data, all, w.rows);
       result.coefficients = kept_fit.beta.value_or(beta);
       kept = std::move(kept_fit.factored);
+      kept->rows = std::move(w.rows);
       Eigen::VectorXd weighted_squares;  // over the raw fit, used up; sum w r^2 as in finish_lts
       fit_into(data.X, data.y, result.coefficients, fit, &weighted_squares, &w.weights);
       result.scale = std::sqrt(all.sum(weighted_squares.sum()) / (sum_w - static_cast<double>(p)));
@@ -303,7 +305,8 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   result.method = Method::ls;
   std::vector<std::size_t> every(data.n());
   std::iota(every.begin(), every.end(), std::size_t{0});
-  RowsFit ls = ls_with_factors(data, all, std::move(every));
+  RowsFit ls = ls_with_factors(data, all, every);
+  ls.factored.all = true;
   result.coefficients = result.raw_coefficients = ls_or_throw(ls.beta, "design matrix");
   Fit fit = fit_of(data.X, data.y, result.coefficients);
   result.objective = all.sum(fit.residuals.squaredNorm());
@@ -320,7 +323,7 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   result.weights = Eigen::VectorXd::Ones(r.size());
   result.outlier.assign(data.n(), false);
   add_inference(data, all, result, &ls.factored);  // weights 1: the same rows
-  result.best_subset = std::move(ls.factored.rows);
+  result.best_subset = std::move(every);
 }
 
 }  // namespace robustfit::regression::detail

@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <span>
 #include <vector>
 
 #include "robustfit/common/parallel.hpp"
@@ -32,23 +34,51 @@ double f_p_value(double f, double df1, double df2) {
   return boost::math::cdf(boost::math::complement(boost::math::fisher_f_distribution<double>(df1, df2), f));
 }
 
-// The stacked factors of `rows` over all parts: `factored`'s when it holds these rows on every
-// part (the reweighting and the final weights usually differ in a few rows at large n).
-Eigen::MatrixXd stacked_factors(const ModelData& data, const RowReductions& all, const std::vector<std::size_t>& rows,
-                                const FactoredRows* factored) {
-  if (!factored) return stacked_factors_of_rows(all, data.X, data.y, rows);
-  double same = std::ranges::equal(factored->rows, rows) ? 1 : 0;
-  all.min(std::span<double>(&same, 1));
-  return same > 0 ? factored->stacked : stacked_factors_of_rows(all, data.X, data.y, rows);
+// Whether this part's kept rows (w > 0, counts[c] in row chunk c) are `factored`'s rows: a
+// parallel comparison, without listing them.
+bool same_rows(const Eigen::VectorXd& w, std::span<const std::size_t> counts, const FactoredRows& factored) {
+  const auto n = static_cast<std::size_t>(w.size());
+  std::vector<std::size_t> offsets(counts.size() + 1, 0);
+  std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
+  if (factored.all) return offsets.back() == n;
+  if (offsets.back() != factored.rows.size()) return false;
+  std::vector<char> same(counts.size(), 1);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    const std::size_t* row = factored.rows.data() + offsets[c];
+    for (std::size_t i = begin; i < end; ++i)
+      if (w(static_cast<Eigen::Index>(i)) > 0 && *row++ != i) {
+        same[c] = 0;
+        return;
+      }
+  });
+  return std::ranges::all_of(same, [](char s) { return s != 0; });
+}
+
+// The stacked factors of the kept rows over all parts: `factored`'s when it holds these rows on
+// every part (at large n the reweighting's and the final weights' rows usually differ: the
+// raw and final scales and residuals move rows across the cutoff), else their TSQR.
+Eigen::MatrixXd kept_factors(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& w,
+                             std::span<const std::size_t> counts, const FactoredRows* factored) {
+  if (factored) {
+    double same = same_rows(w, counts, *factored) ? 1 : 0;
+    all.min(std::span<double>(&same, 1));
+    if (same > 0) return factored->stacked;
+  }
+  const common::RowList rows = common::gather_rows<common::RowList>(
+      data.n(), counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+        for (std::size_t i = begin; i < end; ++i)
+          if (w(static_cast<Eigen::Index>(i)) > 0) *out++ = i;
+      });
+  return stacked_factors_of_rows(all, data.X, data.y, rows);
 }
 
 // diag((X_w' X_w)^-1) from the R factor of the kept rows (TSQR, as ls_on_rows factors them);
 // NaN when those rows are rank deficient (summary.lts would report fewer coefficients).
-Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& all, const std::vector<std::size_t>& rows,
-                                   std::size_t kept, const FactoredRows* factored) {
+Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& w,
+                                   std::span<const std::size_t> counts, std::size_t kept, const FactoredRows* factored) {
   const Eigen::Index p = data.X.cols();
   if (kept < data.p()) return Eigen::VectorXd::Constant(p, kNaN);
-  const Eigen::MatrixXd stacked = stacked_factors(data, all, rows, factored);
+  const Eigen::MatrixXd stacked = kept_factors(data, all, w, counts, factored);
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(stacked.leftCols(p));
   if (qr.rank() < p) return Eigen::VectorXd::Constant(p, kNaN);
   // (X'X)^-1 = P R^-1 R^-T P': the permutation only reorders the diagonal.
@@ -90,11 +120,7 @@ void add_inference(const ModelData& data, const RowReductions& all, FitResult& r
     chunk_rss += s[0];
     chunk_second += s[1];
   }
-  const std::vector<std::size_t> rows = common::gather_rows(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
-    for (std::size_t i = begin; i < end; ++i)
-      if (w(static_cast<Eigen::Index>(i)) > 0) *out++ = i;
-  });
-  const std::size_t kept = all.total(rows.size());
+  const std::size_t kept = all.total(std::accumulate(counts.begin(), counts.end(), std::size_t{0}));
   const auto n_w = static_cast<double>(kept);
   const auto p = static_cast<double>(data.p());
   const double df = n_w - p;
@@ -115,7 +141,7 @@ void add_inference(const ModelData& data, const RowReductions& all, FitResult& r
   const double variance = df > 0 ? rss / df : kNaN;
   inference.sigma = std::sqrt(variance);
 
-  const Eigen::VectorXd unscaled = unscaled_variances(data, all, rows, kept, factored);
+  const Eigen::VectorXd unscaled = unscaled_variances(data, all, w, counts, kept, factored);
   for (Eigen::Index j = 0; j < result.coefficients.size(); ++j) {
     CoefficientInference c;
     c.estimate = result.coefficients(j);

@@ -6,15 +6,18 @@
 #include <vector>
 
 #include "design_matrix.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "row_reductions.hpp"
 #include "robustfit/regression/fit_result.hpp"
 
 namespace robustfit::regression::detail {
 
-// Rows of [X y] (this part's, sorted) and their QR factors over all parts as the finish's last
-// LS fit stacked them (stacked_factors_of_rows, least_squares.hpp).
+// Rows of [X y] (this part's, sorted; or with `all` every row of this part) and their QR
+// factors over all parts as the finish's last LS fit stacked them (stacked_factors_of_rows,
+// least_squares.hpp).
 struct FactoredRows {
-  std::vector<std::size_t> rows;
+  common::RowList rows;
+  bool all = false;
   Eigen::MatrixXd stacked;
 };
 
