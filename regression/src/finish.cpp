@@ -76,7 +76,8 @@ struct Reweighting {
 };
 
 // The weights go over `spare` (a vector the finish no longer needs) and are counted per row
-// chunk in the same pass; a second pass lists the rows.
+// chunk in the same pass; a second pass lists the rows, in room for all n (untouched pages cost
+// nothing) so that inference can list its kept rows there.
 Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double cutoff, Eigen::VectorXd spare = {}) {
   const auto n = static_cast<std::size_t>(residuals.size());
   Reweighting w{std::move(spare), {}};
@@ -91,7 +92,8 @@ Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double c
     }
     counts[c] = count;
   });
-  w.rows = common::gather_rows<common::RowList>(n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+  w.rows.reserve(n);
+  common::gather_rows_into(w.rows, n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
     for (std::size_t i = begin; i < end; ++i)
       if (w.weights(index(i)) > 0) *out++ = i;
   });

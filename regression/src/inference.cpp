@@ -56,26 +56,28 @@ bool same_rows(const Eigen::VectorXd& w, std::span<const std::size_t> counts, co
 
 // The stacked factors of the kept rows over all parts: `factored`'s when it holds these rows on
 // every part (at large n the reweighting's and the final weights' rows usually differ: the
-// raw and final scales and residuals move rows across the cutoff), else their TSQR.
+// raw and final scales and residuals move rows across the cutoff), else their TSQR, with the
+// kept rows listed in `factored`'s row list's memory where there is one.
 Eigen::MatrixXd kept_factors(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& w,
-                             std::span<const std::size_t> counts, const FactoredRows* factored) {
+                             std::span<const std::size_t> counts, FactoredRows* factored) {
+  common::RowList rows;
   if (factored) {
     double same = same_rows(w, counts, *factored) ? 1 : 0;
     all.min(std::span<double>(&same, 1));
     if (same > 0) return factored->stacked;
+    rows = std::move(factored->rows);
   }
-  const common::RowList rows = common::gather_rows<common::RowList>(
-      data.n(), counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
-        for (std::size_t i = begin; i < end; ++i)
-          if (w(static_cast<Eigen::Index>(i)) > 0) *out++ = i;
-      });
+  common::gather_rows_into(rows, data.n(), counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (w(static_cast<Eigen::Index>(i)) > 0) *out++ = i;
+  });
   return stacked_factors_of_rows(all, data.X, data.y, rows);
 }
 
 // diag((X_w' X_w)^-1) from the R factor of the kept rows (TSQR, as ls_on_rows factors them);
 // NaN when those rows are rank deficient (summary.lts would report fewer coefficients).
 Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& all, const Eigen::VectorXd& w,
-                                   std::span<const std::size_t> counts, std::size_t kept, const FactoredRows* factored) {
+                                   std::span<const std::size_t> counts, std::size_t kept, FactoredRows* factored) {
   const Eigen::Index p = data.X.cols();
   if (kept < data.p()) return Eigen::VectorXd::Constant(p, kNaN);
   const Eigen::MatrixXd stacked = kept_factors(data, all, w, counts, factored);
@@ -95,7 +97,7 @@ Eigen::VectorXd unscaled_variances(const ModelData& data, const RowReductions& a
 
 void add_inference(const ModelData& data, FitResult& result) { add_inference(data, RowReductions{}, result); }
 
-void add_inference(const ModelData& data, const RowReductions& all, FitResult& result, const FactoredRows* factored) {
+void add_inference(const ModelData& data, const RowReductions& all, FitResult& result, FactoredRows* factored) {
   const Eigen::VectorXd& w = result.weights;
   const Eigen::VectorXd& r = result.residuals;
   const Eigen::VectorXd& f = result.fitted;

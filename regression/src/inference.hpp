@@ -30,8 +30,9 @@ struct FactoredRows {
 void add_inference(const ModelData& data, FitResult& result);
 // The same over all parts of the data (row_reductions.hpp): `data` and the result's per-row
 // vectors are this part's rows. `factored`, when its rows are the kept rows on every part, saves
-// factoring them again (the same factors, so the same numbers).
+// factoring them again (the same factors, so the same numbers); else its row list's memory is
+// reused to list the kept rows (its rows are gone on return).
 void add_inference(const ModelData& data, const RowReductions& all, FitResult& result,
-                   const FactoredRows* factored = nullptr);
+                   FactoredRows* factored = nullptr);
 
 }  // namespace robustfit::regression::detail

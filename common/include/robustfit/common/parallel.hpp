@@ -215,13 +215,22 @@ struct UninitializedAllocator : std::allocator<T> {
 using RowList = std::vector<std::size_t, UninitializedAllocator<std::size_t>>;
 
 // The rows chunk c keeps, counts[c] of them (one count per row chunk of n), written in row
-// order by fill(c, begin, end, out): the chunks' rows one after the other, in a `Rows` vector.
-template <class Rows = std::vector<std::size_t>, class Fill>
-Rows gather_rows(std::size_t n, std::span<const std::size_t> counts, Fill&& fill) {
+// order by fill(c, begin, end, out) into `rows`, which is resized to their number (within its
+// capacity: no new memory), the chunks' rows one after the other.
+template <class Rows, class Fill>
+void gather_rows_into(Rows& rows, std::size_t n, std::span<const std::size_t> counts, Fill&& fill) {
   std::vector<std::size_t> offsets(counts.size() + 1, 0);
   std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
-  Rows rows(offsets.back());
+  rows.clear();  // a larger size then copies nothing over
+  rows.resize(offsets.back());
   parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) { fill(c, begin, end, rows.data() + offsets[c]); });
+}
+
+// The same in a new `Rows` vector.
+template <class Rows = std::vector<std::size_t>, class Fill>
+Rows gather_rows(std::size_t n, std::span<const std::size_t> counts, Fill&& fill) {
+  Rows rows;
+  gather_rows_into(rows, n, counts, std::forward<Fill>(fill));
   return rows;
 }
 
