@@ -23,7 +23,6 @@
 namespace robustfit::regression::detail {
 
 using common::parallel_rows;
-using common::rows_where;
 using selection::kth_smallest_parallel;
 using selection::smallest_h_parallel;
 using selection::sort_parallel;
