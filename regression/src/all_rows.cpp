@@ -11,15 +11,25 @@ Eigen::Index index(std::size_t i) { return static_cast<Eigen::Index>(i); }
 }  // namespace
 
 Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta, Eigen::VectorXd* squares) {
-  Fit fit{Eigen::VectorXd(X.rows()), Eigen::VectorXd(X.rows())};
+  Fit fit;
+  fit_into(X, y, beta, fit, squares);
+  return fit;
+}
+
+void fit_into(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta, Fit& fit,
+              Eigen::VectorXd* squares, const Eigen::VectorXd* weights) {
+  fit.fitted.resize(X.rows());  // no reallocation at the same size
+  fit.residuals.resize(X.rows());
   if (squares) squares->resize(X.rows());
   common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
     const auto b = index(begin), m = index(end - begin);
     fit.fitted.segment(b, m).noalias() = X.middleRows(b, m) * beta;
     fit.residuals.segment(b, m) = y.segment(b, m) - fit.fitted.segment(b, m);
-    if (squares) squares->segment(b, m) = fit.residuals.segment(b, m).array().square();  // while in cache
+    if (squares && weights)  // while in cache
+      squares->segment(b, m) = weights->segment(b, m).array() * fit.residuals.segment(b, m).array().square();
+    else if (squares)
+      squares->segment(b, m) = fit.residuals.segment(b, m).array().square();
   });
-  return fit;
 }
 
 Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta) {

@@ -20,6 +20,12 @@ struct Fit {
 // With `squares`, also the squared residuals (squares_of's numbers) in the same pass.
 Fit fit_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta,
            Eigen::VectorXd* squares = nullptr);
+// fit_of into `fit`'s vectors: an earlier fit's, already in memory (fresh n-vectors cost page
+// faults at large n). With `weights`, the squares are weights * residuals^2: their Eigen sum()
+// is that of the expression weights.array() * residuals.array().square(), bit for bit (both
+// start at the first element with a whole packet; all_rows_test), in half the reads.
+void fit_into(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta, Fit& fit,
+              Eigen::VectorXd* squares = nullptr, const Eigen::VectorXd* weights = nullptr);
 Eigen::VectorXd residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);
 // squares_of(residuals_of(X, y, beta)) in one pass: the same numbers.
 Eigen::VectorXd squared_residuals_of(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& beta);

@@ -23,7 +23,6 @@
 namespace robustfit::regression::detail {
 
 using common::parallel_rows;
-using common::rows_where;
 using selection::kth_smallest_parallel;
 using selection::smallest_h_parallel;
 using selection::sort_parallel;
@@ -37,12 +36,17 @@ Eigen::Index index(std::size_t i) { return static_cast<Eigen::Index>(i); }
 
 // The final fit's fitted values and residuals (moved into `result`), standardized residuals,
 // 0/1 weights and outlier flags; with scale 0 (exact fit) the points off the fit are the
-// outliers. Row chunks start at multiples of 4096: none shares a word of `outlier`.
-void describe_final_fit(Fit fit, double cutoff, FitResult& result) {
+// outliers. Row chunks start at multiples of 4096: none shares a word of `outlier`. The weights
+// and standardized residuals are written over vectors the finish no longer needs, where given
+// (no fresh pages at large n).
+void describe_final_fit(Fit fit, double cutoff, FitResult& result, Eigen::VectorXd spare_weights = {},
+                        Eigen::VectorXd spare_standardized = {}) {
   result.fitted = std::move(fit.fitted);
   result.residuals = std::move(fit.residuals);
   const auto n = static_cast<std::size_t>(result.residuals.size());
+  result.standardized_residuals = std::move(spare_standardized);
   result.standardized_residuals.resize(index(n));
+  result.weights = std::move(spare_weights);
   result.weights.resize(index(n));
   result.outlier.assign(n, false);
   const double scale = result.scale;
@@ -67,36 +71,46 @@ void set_common(const ModelData& data, const RowReductions& all, std::size_t h, 
 // 0/1 weights |r / scale| <= cutoff and the rows they keep.
 struct Reweighting {
   Eigen::VectorXd weights;
-  std::vector<std::size_t> rows;
+  common::RowList rows;
 };
 
-Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double cutoff) {
+// The weights go over `spare` (a vector the finish no longer needs) and are counted per row
+// chunk in the same pass; a second pass lists the rows, in room for all n (untouched pages cost
+// nothing) so that inference can list its kept rows there.
+Reweighting reweighting(const Eigen::VectorXd& residuals, double scale, double cutoff, Eigen::VectorXd spare = {}) {
   const auto n = static_cast<std::size_t>(residuals.size());
-  Reweighting w{Eigen::VectorXd(residuals.size()), {}};
-  parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) w.weights(index(i)) = std::abs(residuals(index(i)) / scale) <= cutoff ? 1.0 : 0.0;
+  Reweighting w{std::move(spare), {}};
+  w.weights.resize(residuals.size());
+  std::vector<std::size_t> counts(common::row_chunk_count(n));
+  parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    std::size_t count = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const bool keep = std::abs(residuals(index(i)) / scale) <= cutoff;
+      w.weights(index(i)) = keep ? 1.0 : 0.0;
+      count += keep ? 1 : 0;
+    }
+    counts[c] = count;
   });
-  w.rows = rows_where(n, [&](std::size_t i) { return w.weights(index(i)) > 0; });
+  w.rows.reserve(n);
+  common::gather_rows_into(w.rows, n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (w.weights(index(i)) > 0) *out++ = i;
+  });
   return w;
 }
 
-// sum w r^2, summed as Eigen sums it (the scales stay bit for bit what they were).
-double weighted_square_sum(const Eigen::VectorXd& weights, const Eigen::VectorXd& residuals) {
-  return (weights.array() * residuals.array().square()).sum();
-}
-
 // LS on this part's `rows` over all parts (ls_on_rows: none when fewer than p rows or rank
-// deficient), with the factors it solved from: add_inference reuses them for the same rows.
+// deficient), with the factors it solved from: add_inference reuses them for the same rows
+// (the caller records them in `factored`).
 struct RowsFit {
   FactoredRows factored;
   std::optional<Eigen::VectorXd> beta;
 };
 
-RowsFit ls_with_factors(const ModelData& data, const RowReductions& all, std::vector<std::size_t> rows) {
+RowsFit ls_with_factors(const ModelData& data, const RowReductions& all, std::span<const std::size_t> rows) {
   const std::size_t m = all.total(rows.size());
-  RowsFit fit{{{}, stacked_factors_of_rows(all, data.X, data.y, rows)}, std::nullopt};
+  RowsFit fit{{{}, false, stacked_factors_of_rows(all, data.X, data.y, rows)}, std::nullopt};
   if (m >= data.p()) fit.beta = ls_of_factors(fit.factored.stacked, m);
-  fit.factored.rows = std::move(rows);
   return fit;
 }
 
@@ -141,18 +155,20 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   result.method = Method::lts;
   const std::size_t n = result.n, p = data.p();
   // As robustbase: the raw coefficients are the LS fit on the best h-subset.
-  std::vector<std::size_t> subset = all.smallest_h(squared_residuals_of(data.X, data.y, beta), h);
+  Eigen::VectorXd raw_squares = squared_residuals_of(data.X, data.y, beta);  // the search's until fit_into
+  std::vector<std::size_t> subset = all.smallest_h(raw_squares, h);
   trace("finish smallest_h", trace_watch.lap());
   result.raw_coefficients = ls_on_rows(all, data.X, data.y, subset).value_or(beta);
   trace("finish ls_on_rows", trace_watch.lap());
   result.best_subset = std::move(subset);
-  Eigen::VectorXd raw_squares;
-  Fit fit = fit_of(data.X, data.y, result.raw_coefficients, &raw_squares);
+  Fit fit;
+  fit_into(data.X, data.y, result.raw_coefficients, fit, &raw_squares);
   trace("finish fit_of", trace_watch.lap());
   result.objective = all.sum(still_smallest(all, raw_squares, result.best_subset, h)
                                  ? sum_at(raw_squares, result.best_subset)
                                  : sum_at(raw_squares, all.smallest_h(raw_squares, h)));
   trace("finish objective", trace_watch.lap());
+  Eigen::VectorXd spare = std::move(raw_squares), spare_standardized;  // memory for the weights, then the result's
 
   const double hd = static_cast<double>(h);
   const double s_h = std::sqrt(result.objective / hd);
@@ -168,23 +184,28 @@ void finish_lts(const ModelData& data, const RowReductions& all, const Eigen::Ve
   } else {
     result.raw_scale = result.scale = raw_scale;
     if (reweight) {
-      Reweighting w = reweighting(fit.residuals, raw_scale, cutoff);
+      Reweighting w = reweighting(fit.residuals, raw_scale, cutoff, std::move(spare));
       const auto sum_w = static_cast<double>(all.total(w.rows.size()));
       trace("finish reweighting", trace_watch.lap());
-      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      RowsFit kept_fit = ls_with_factors(data, all, w.rows);
       result.coefficients = ls_or_throw(kept_fit.beta, "reweighted design");
       kept = std::move(kept_fit.factored);
+      kept->rows = std::move(w.rows);
       trace("finish ls_on_kept", trace_watch.lap());
-      fit = fit_of(data.X, data.y, result.coefficients);
+      // Over the raw fit, used up; sum w r^2 from the pass's products (fit_into: Eigen's bits).
+      Eigen::VectorXd weighted_squares;
+      fit_into(data.X, data.y, result.coefficients, fit, &weighted_squares, &w.weights);
       trace("finish fit_of 2", trace_watch.lap());
-      double scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - 1));
+      double scale = std::sqrt(all.sum(weighted_squares.sum()) / (sum_w - 1));
       if (sum_w < static_cast<double>(n))
         scale *= trimmed_scale_consistency(sum_w, n) * lts_small_sample_reweighted(p, data.intercept, n, alpha);
       result.scale = scale;
+      spare = std::move(w.weights);
+      spare_standardized = std::move(weighted_squares);
     }
   }
   trace("finish scale", trace_watch.lap());
-  describe_final_fit(std::move(fit), cutoff, result);
+  describe_final_fit(std::move(fit), cutoff, result, std::move(spare), std::move(spare_standardized));
   trace("finish describe", trace_watch.lap());
 
   // robustbase's robust R^2: with an intercept, 1 - (s_h / the raw univariate MCD scale of y)^2;
@@ -229,15 +250,17 @@ void finish_lms(const ModelData& data, const RowReductions& all, const Eigen::Ve
     result.exact_fit = true;
   } else {
     result.raw_scale = raw_scale;
-    Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff);
+    Reweighting w = reweighting(fit.residuals, raw_scale, kLmsCutoff, std::move(squares));  // squares: used up
     const auto sum_w = static_cast<double>(all.total(w.rows.size()));
     result.scale = raw_scale;
     if (sum_w > static_cast<double>(p)) {
-      RowsFit kept_fit = ls_with_factors(data, all, std::move(w.rows));
+      RowsFit kept_fit = ls_with_factors(data, all, w.rows);
       result.coefficients = kept_fit.beta.value_or(beta);
       kept = std::move(kept_fit.factored);
-      fit = fit_of(data.X, data.y, result.coefficients);
-      result.scale = std::sqrt(all.sum(weighted_square_sum(w.weights, fit.residuals)) / (sum_w - static_cast<double>(p)));
+      kept->rows = std::move(w.rows);
+      Eigen::VectorXd weighted_squares;  // over the raw fit, used up; sum w r^2 as in finish_lts
+      fit_into(data.X, data.y, result.coefficients, fit, &weighted_squares, &w.weights);
+      result.scale = std::sqrt(all.sum(weighted_squares.sum()) / (sum_w - static_cast<double>(p)));
     }
   }
   describe_final_fit(std::move(fit), kLmsCutoff, result);
@@ -283,7 +306,8 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   result.method = Method::ls;
   std::vector<std::size_t> every(data.n());
   std::iota(every.begin(), every.end(), std::size_t{0});
-  RowsFit ls = ls_with_factors(data, all, std::move(every));
+  RowsFit ls = ls_with_factors(data, all, every);
+  ls.factored.all = true;
   result.coefficients = result.raw_coefficients = ls_or_throw(ls.beta, "design matrix");
   Fit fit = fit_of(data.X, data.y, result.coefficients);
   result.objective = all.sum(fit.residuals.squaredNorm());
@@ -300,7 +324,7 @@ void finish_ls(const ModelData& data, const RowReductions& all, FitResult& resul
   result.weights = Eigen::VectorXd::Ones(r.size());
   result.outlier.assign(data.n(), false);
   add_inference(data, all, result, &ls.factored);  // weights 1: the same rows
-  result.best_subset = std::move(ls.factored.rows);
+  result.best_subset = std::move(every);
 }
 
 }  // namespace robustfit::regression::detail

@@ -6,15 +6,18 @@
 #include <vector>
 
 #include "design_matrix.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "row_reductions.hpp"
 #include "robustfit/regression/fit_result.hpp"
 
 namespace robustfit::regression::detail {
 
-// Rows of [X y] (this part's, sorted) and their QR factors over all parts as the finish's last
-// LS fit stacked them (stacked_factors_of_rows, least_squares.hpp).
+// Rows of [X y] (this part's, sorted; or with `all` every row of this part) and their QR
+// factors over all parts as the finish's last LS fit stacked them (stacked_factors_of_rows,
+// least_squares.hpp).
 struct FactoredRows {
-  std::vector<std::size_t> rows;
+  common::RowList rows;
+  bool all = false;
   Eigen::MatrixXd stacked;
 };
 
@@ -27,8 +30,9 @@ struct FactoredRows {
 void add_inference(const ModelData& data, FitResult& result);
 // The same over all parts of the data (row_reductions.hpp): `data` and the result's per-row
 // vectors are this part's rows. `factored`, when its rows are the kept rows on every part, saves
-// factoring them again (the same factors, so the same numbers).
+// factoring them again (the same factors, so the same numbers); else its row list's memory is
+// reused to list the kept rows (its rows are gone on return).
 void add_inference(const ModelData& data, const RowReductions& all, FitResult& result,
-                   const FactoredRows* factored = nullptr);
+                   FactoredRows* factored = nullptr);
 
 }  // namespace robustfit::regression::detail

@@ -18,12 +18,17 @@ Eigen::MatrixXd stacked_block_factors(const Eigen::MatrixXd& X, const Eigen::Vec
   const Eigen::Index q = X.cols() + 1;
   const std::size_t blocks = std::max<std::size_t>(1, (m + kBlockRows - 1) / kBlockRows);
   std::vector<Eigen::MatrixXd> factors(blocks);
-  common::parallel_for(blocks, [&](unsigned, std::size_t b) {
+  // One gather buffer per worker, factored in place: a fresh block and Eigen's copy of it per
+  // block cost page faults and a copy. The same QR: in place runs the same Householder steps on
+  // the same column-major layout (tall_qr_test.cpp checks it bit for bit).
+  std::vector<Eigen::VectorXd> buffers(common::worker_count(blocks));
+  common::parallel_for(blocks, [&](unsigned w, std::size_t b) {
     const std::size_t begin = b * m / blocks, end = (b + 1) * m / blocks;
-    Eigen::MatrixXd block(static_cast<Eigen::Index>(end - begin), q);
+    const auto m_block = static_cast<Eigen::Index>(end - begin);
+    if (buffers[w].size() < m_block * q) buffers[w].resize(static_cast<Eigen::Index>((m + blocks - 1) / blocks) * q);
+    Eigen::Map<Eigen::MatrixXd> block(buffers[w].data(), m_block, q);
     // Gathered a column at a time: X and the block are column-major, so each column is read in
     // ascending rows and written contiguously (a row at a time touched q columns per row).
-    const auto m_block = static_cast<Eigen::Index>(end - begin);
     if (rows.empty()) {
       block.leftCols(q - 1) = X.middleRows(static_cast<Eigen::Index>(begin), m_block);
       block.col(q - 1) = y.segment(static_cast<Eigen::Index>(begin), m_block);
@@ -34,8 +39,8 @@ Eigen::MatrixXd stacked_block_factors(const Eigen::MatrixXd& X, const Eigen::Vec
         for (std::size_t i = begin; i < end; ++i) to[i - begin] = from[rows[i]];
       }
     }
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr(block);
-    const Eigen::Index k = std::min(block.rows(), q);
+    Eigen::HouseholderQR<Eigen::Ref<Eigen::MatrixXd>> qr(block);
+    const Eigen::Index k = std::min(m_block, q);
     factors[b] = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
   });
   Eigen::Index total = 0;

@@ -10,6 +10,8 @@
 
 namespace {
 
+using robustfit::regression::detail::Fit;
+using robustfit::regression::detail::fit_into;
 using robustfit::regression::detail::fit_of;
 using robustfit::regression::detail::residuals_of;
 using robustfit::regression::detail::squared_residuals_of;
@@ -55,6 +57,30 @@ TEST(AllRows, FitOfWithSquaresWritesSquaresOfItsResiduals) {
 }
 
 // Below two chunks the serial Eigen sum bit for bit; above, the exact sum to rounding.
+// The finish's scales sum w r^2 from fit_into's stored products instead of Eigen's expression:
+// the same sum bit for bit at any n (vectorized body, scalar tail), with the earlier fit's
+// vectors reused. A row-order sum of the same products differs: the check can fail.
+TEST(AllRows, SumOfFitIntoWeightedSquaresIsEigensExpressionSum) {
+  int order_matters = 0;
+  for (const Eigen::Index n : {1, 2, 3, 7, 4099, 65537, 150001}) {
+    const auto [X, y, beta] = random_problem(n, 5, static_cast<unsigned>(n));
+    Eigen::VectorXd weights(n);
+    for (Eigen::Index i = 0; i < n; ++i) weights(i) = i % 7 == 3 ? 0.0 : 1.0;
+    Fit fit = fit_of(X, y, -beta);  // another fit's vectors, overwritten
+    const double* reused = fit.residuals.data();
+    Eigen::VectorXd products;
+    fit_into(X, y, beta, fit, &products, &weights);
+    EXPECT_EQ(fit.residuals.data(), reused);
+    EXPECT_EQ(fit.residuals, residuals_of(X, y, beta)) << n;
+    const double want = (weights.array() * fit.residuals.array().square()).sum();
+    EXPECT_EQ(products.sum(), want) << n;
+    double row_order = 0;
+    for (Eigen::Index i = 0; i < n; ++i) row_order += products(i);
+    order_matters += row_order != want;
+  }
+  EXPECT_GT(order_matters, 0);
+}
+
 TEST(AllRows, SumOverRowChunks) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(1, 3);

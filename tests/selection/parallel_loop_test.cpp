@@ -3,6 +3,7 @@
 // and rows_where equal to a serial filter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <thread>
@@ -94,6 +95,27 @@ TEST(RowsWhere, EqualsASerialFilter) {
     for (std::size_t i = 0; i < n; ++i)
       if (keep(i)) expected.push_back(i);
     EXPECT_EQ(common::rows_where(n, keep), expected) << n;
+  }
+}
+
+// gather_rows_into a RowList that held other rows, more or fewer (its memory reused, its new
+// elements never zeroed): exactly the kept rows.
+TEST(RowsWhere, GatherIntoAnUsedRowList) {
+  const std::size_t n = 200001;
+  auto keep = [](std::size_t i) { return (i * 2654435761u) % 7 < 3; };
+  const std::vector<std::size_t> expected = common::rows_where(n, keep);
+  std::vector<std::size_t> counts(common::row_chunk_count(n));
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    counts[c] = 0;
+    for (std::size_t i = begin; i < end; ++i) counts[c] += keep(i) ? 1 : 0;
+  });
+  for (const std::size_t before : {std::size_t{0}, std::size_t{1000}, n}) {
+    common::RowList rows(before, 7);
+    common::gather_rows_into(rows, n, counts, [&](std::size_t, std::size_t begin, std::size_t end, std::size_t* out) {
+      for (std::size_t i = begin; i < end; ++i)
+        if (keep(i)) *out++ = i;
+    });
+    EXPECT_TRUE(std::ranges::equal(rows, expected)) << before;
   }
 }
 
