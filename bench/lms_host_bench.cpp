@@ -21,6 +21,7 @@
 #include "engine_factory.hpp"
 #include "finish.hpp"
 #include "lms_refine.hpp"
+#include "lts_scenario.hpp"
 #include "robustfit/data/scenarios.hpp"
 #include "robustfit/regression/options.hpp"
 #include "row_reductions.hpp"
@@ -87,13 +88,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  robustfit::data::ScenarioSpec spec;  // bench_lts's scenario
-  spec.n = n;
-  spec.q = p;
-  spec.epsilon = 0.2;
-  spec.contamination = robustfit::data::parse_contamination("vertical");
-  spec.seed = 1000 + n + p;
-  const auto scenario = robustfit::data::make_scenario(spec);
+  const auto scenario = robustfit::bench::lts_scenario(n, p);
   const rd::ModelData data = rd::make_model_data(scenario.X, scenario.y, true);
   const std::size_t h = (n + 1) / 2;
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "robustfit/data/csv.hpp"
+#include "lts_scenario.hpp"
 #include "robustfit/data/scenarios.hpp"
 #include "robustfit/regression/estimators.hpp"
 
@@ -82,13 +83,7 @@ int main(int argc, char** argv) {
                "residual_gemms_s,selection_s,mcd\n";
   for (std::size_t n : parse_list(ns)) {
     for (std::size_t p : parse_list(ps)) {
-      robustfit::data::ScenarioSpec spec;
-      spec.n = n;
-      spec.q = p;
-      spec.epsilon = epsilon;
-      spec.contamination = robustfit::data::parse_contamination(contamination);
-      spec.seed = 1000 + n + p;
-      const auto scenario = robustfit::data::make_scenario(spec);
+      const auto scenario = robustfit::bench::lts_scenario(n, p, epsilon, contamination);
       if (!write_dir.empty())
         write_scenario(std::filesystem::path(write_dir) / ("lts_n" + std::to_string(n) + "_p" + std::to_string(p) + ".csv"), scenario);
       std::vector<double> times;
