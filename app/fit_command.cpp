@@ -175,8 +175,6 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   if (!a.shard_file_list.empty())
     throw UsageError("--shard-files: one file per rank is for mpirun (mpirun -np N robust-fit fit --shard-files ...); "
                      "without it give DATA.csv");
-  // The engines select one rank per candidate: the table's batched use. LS runs on the CPU
-  // whatever the backend: only the names and the table are checked for it, not the device.
   const OutputFormat format = parse_output_format(a.output);
   if (!a.plot.empty()) check_plot_path(a.plot);
   // A large file is read while the CUDA driver starts (0.1-0.2 s) for the checks below; their
@@ -184,6 +182,8 @@ int run_fit(const std::vector<std::string>& args, Stage stage) {
   std::future<data::Table> reading;
   if (stage == Stage::run && a.backend != "cpu" && method != regression::Method::ls && worth_a_gpu(a.data_file))
     reading = std::async(std::launch::async, [&] { return data::read_csv(a.data_file); });
+  // The engines select one rank per candidate: the table's batched use. LS runs on the CPU
+  // whatever the backend: only the names and the table are checked for it, not the device.
   const bool cuda_usable = method == regression::Method::ls || regression::cuda_backend_available();
   const BackendChoice choice = choose_backend(a.backend, "selection", a.selection, selection::Use::batched,
                                               cuda_usable, selection::cuda_device_description());
