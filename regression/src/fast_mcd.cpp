@@ -148,6 +148,13 @@ double log_det(const Eigen::LLT<Eigen::MatrixXd>& llt) {
   return 2 * llt.matrixLLT().diagonal().array().log().sum();
 }
 
+// W = L^-1 for the covariance's Cholesky factor L: |W (x - c)|^2 is the squared Mahalanobis
+// distance of x from c.
+Eigen::MatrixXd whitener(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  const Eigen::MatrixXd L = llt.matrixL();
+  return L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(L.rows(), L.cols()));
+}
+
 // (X - median) / mad column by column, in parallel over row chunks (elementwise: the numbers
 // of the serial expression).
 Eigen::MatrixXd standardized(Rows X, const Eigen::VectorXd& median, const Eigen::VectorXd& mad) {
@@ -165,8 +172,7 @@ Eigen::MatrixXd standardized(Rows X, const Eigen::VectorXd& median, const Eigen:
 // (one GEMM) into its worker's scratch, then their sums of squares.
 void squared_distances(Rows X, const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) {
   const auto n = static_cast<std::size_t>(X.rows());
-  const Eigen::MatrixXd L = llt.matrixL();
-  const Eigen::MatrixXd W = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(X.cols(), X.cols()));
+  const Eigen::MatrixXd W = whitener(llt);
   const Eigen::RowVectorXd shift = (W * center).transpose();
   d.resize(X.rows());
   std::vector<Eigen::MatrixXd> scratch(common::row_workers(n));
@@ -268,8 +274,7 @@ class McdSteps {
       const Eigen::LLT<Eigen::MatrixXd> llt(old.covariance);
       before[static_cast<std::size_t>(j)] = log_det(llt);
       centers.col(j) = old.center;
-      const Eigen::MatrixXd L = llt.matrixL();
-      whiteners.middleCols(j * pp, pp) = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(pp, pp));
+      whiteners.middleCols(j * pp, pp) = whitener(llt);
     }
     Eigen::MatrixXd grams;
     engine.mcd_c_step(centers, whiteners, h, grams);
@@ -408,7 +413,8 @@ class FinalRows {
  public:
   virtual ~FinalRows() = default;
   // The h rows closest to `best` (in the search's standardized units; ties by row) into `rows`,
-  // with their moments; their squared distances into d (a spent vector the caller may reuse).
+  // with their moments. HostRows leaves their squared distances in d, memory the reweighting
+  // reuses; EngineRows leaves d as it was.
   virtual Moments closest(const Moments& best, std::size_t h, std::vector<std::size_t>& rows, Eigen::VectorXd& d) const = 0;
   // Squared distances of every row under (center, llt) into d (a spent vector is reused).
   virtual void distances(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) const = 0;
@@ -452,27 +458,23 @@ class EngineRows final : public FinalRows {
       : engine_(engine), median_(median), mad_(mad) {}
   Moments closest(const Moments& best, std::size_t h, std::vector<std::size_t>& rows, Eigen::VectorXd&) const override {
     Eigen::MatrixXd gram;
-    engine_.mcd_rows(best.center, inverse_factor(Eigen::LLT<Eigen::MatrixXd>(best.covariance)), h, 0, nullptr, &rows, &gram);
+    engine_.mcd_rows(best.center, whitener(Eigen::LLT<Eigen::MatrixXd>(best.covariance)), h, 0, nullptr, &rows, &gram);
     return in_data_units(moments_of_gram(gram.data(), static_cast<std::size_t>(median_.size())));
   }
   void distances(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::VectorXd& d) const override {
-    engine_.mcd_rows(standardized_center(center), inverse_factor(llt) * mad_.asDiagonal(), 0, 0, &d, nullptr, nullptr);
+    engine_.mcd_rows(standardized_center(center), whitener(llt) * mad_.asDiagonal(), 0, 0, &d, nullptr, nullptr);
   }
   Moments below(const Eigen::VectorXd& center, const Eigen::LLT<Eigen::MatrixXd>& llt, double threshold, Eigen::VectorXd& d,
                 std::size_t& count) const override {
     Eigen::MatrixXd gram;
-    engine_.mcd_rows(standardized_center(center), inverse_factor(llt) * mad_.asDiagonal(), 0, threshold, &d, nullptr, &gram);
+    engine_.mcd_rows(standardized_center(center), whitener(llt) * mad_.asDiagonal(), 0, threshold, &d, nullptr, &gram);
     const auto p = static_cast<std::size_t>(median_.size());
     count = static_cast<std::size_t>(gram(idx(p), idx(p)));
     return in_data_units(moments_of_gram(gram.data(), p));
   }
 
  private:
-  // W = L^-1: |W (x - c)|^2 is the squared distance; in z, W diag(mad) about (c - median) / mad.
-  static Eigen::MatrixXd inverse_factor(const Eigen::LLT<Eigen::MatrixXd>& llt) {
-    const Eigen::MatrixXd L = llt.matrixL();
-    return L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(L.rows(), L.cols()));
-  }
+  // In z, the whitener is W diag(mad) about (c - median) / mad.
   Eigen::VectorXd standardized_center(const Eigen::VectorXd& center) const {
     return (center - median_).cwiseQuotient(mad_);
   }

@@ -1,6 +1,6 @@
 // fit --residuals FILE (write_residuals_csv, formatted in row chunks) against data::write_csv of
-// the same columns, byte for byte; with robust distances, each of those lines followed by the
-// outlier map's class. residuals_csv_rows (mpirun's part of the file) is the file less its header.
+// the same columns, byte for byte, the data row written as an integer; with robust distances,
+// each of those lines followed by the outlier map's class. residuals_csv_rows (mpirun's part of the file) is the file less its header.
 #include <gtest/gtest.h>
 
 #include <fstream>

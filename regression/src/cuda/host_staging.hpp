@@ -23,27 +23,26 @@ namespace robustfit::regression::cuda {
 // Each staging half holds this many bytes (small halves, reused chunk after chunk).
 inline constexpr std::size_t kStagingBytes = std::size_t{4} << 20;
 
-// A host staging buffer: pinned when it can be had, else pageable (slower transfers).
-template <class T>
-class StagingBuffer {
+// Host staging bytes: pinned when they can be had, else pageable (slower transfers).
+class StagingBytes {
  public:
-  explicit StagingBuffer(std::size_t count) {
-    if (cudaHostAlloc(reinterpret_cast<void**>(&pinned_), sizeof(T) * count, cudaHostAllocDefault) != cudaSuccess) {
+  explicit StagingBytes(std::size_t count) {
+    if (cudaHostAlloc(reinterpret_cast<void**>(&pinned_), count, cudaHostAllocDefault) != cudaSuccess) {
       cudaGetLastError();  // not sticky; the pageable buffer does the job
       pinned_ = nullptr;
       pageable_.resize(count);
     }
   }
-  ~StagingBuffer() {
+  ~StagingBytes() {
     if (pinned_) cudaFreeHost(pinned_);
   }
-  StagingBuffer(const StagingBuffer&) = delete;
-  StagingBuffer& operator=(const StagingBuffer&) = delete;
-  T* data() { return pinned_ ? pinned_ : pageable_.data(); }
+  StagingBytes(const StagingBytes&) = delete;
+  StagingBytes& operator=(const StagingBytes&) = delete;
+  unsigned char* data() { return pinned_ ? pinned_ : pageable_.data(); }
 
  private:
-  T* pinned_ = nullptr;
-  std::vector<T> pageable_;
+  unsigned char* pinned_ = nullptr;
+  std::vector<unsigned char> pageable_;
 };
 
 // The uploads' two staging halves, pinned once per process: pinning took 0.3-0.8 ms per MB on
@@ -51,7 +50,7 @@ class StagingBuffer {
 // after the first reuses them. One upload at a time; never freed (engines may outlive statics).
 struct SharedStaging {
   std::mutex turn;
-  StagingBuffer<unsigned char> bytes{2 * kStagingBytes};
+  StagingBytes bytes{2 * kStagingBytes};
 };
 inline SharedStaging& shared_staging() {
   static auto* staging = new SharedStaging;
