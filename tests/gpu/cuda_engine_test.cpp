@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <exception>
 #include <ostream>
+#include <thread>
 #include <vector>
 
 #include "gpu_skip.hpp"
@@ -312,6 +314,46 @@ TEST(CudaEngine, CStepsThroughTiesMatchTheCpuEngine) {
   check_c_steps_through_ties<double>(40);
   check_c_steps_through_ties<double>(3);
   check_c_steps_through_ties<float>(40);  // small integers and their squares are exact in float too
+}
+
+// Engines on two host threads at once, as FAST-MCD's runs beside the LTS search: both launch the
+// same masked Gram kernel (8 candidates, q(q+1)/2 <= 256 pairs) with dynamic shared memory that
+// grows with q (q = 6 against q = 22: 12 against 44 KB). Each thread's C-steps must give what the
+// same engine gives alone; when each launch set the kernel's (global) shared-memory allowance to
+// its own size, the other thread's launch could find it too small and fail (cudaErrorInvalidValue).
+TEST(CudaEngine, EnginesOfDifferentWidthsOnTwoThreads) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const auto make = [](Eigen::Index n, Eigen::Index q, unsigned seed) {
+    const Eigen::MatrixXd X = Eigen::MatrixXd::Random(n, q);
+    const Eigen::VectorXd y = X.rowwise().sum() + 0.1 * Eigen::VectorXd::Random(n) + Eigen::VectorXd::Constant(n, seed);
+    return regression::detail::make_model_data(X, y, true);
+  };
+  std::srand(7);
+  const auto narrow = make(40000, 4, 1), wide = make(40000, 20, 2);
+  const auto run = [](const regression::detail::ModelData& data, int rounds) {
+    regression::cuda::CudaEngine<double> engine(data, selection::Algorithm::automatic);
+    const auto q = static_cast<Eigen::Index>(data.p());
+    Eigen::MatrixXd betas = Eigen::MatrixXd::Constant(q, 8, 0.5);
+    for (Eigen::Index j = 0; j < betas.cols(); ++j) betas(0, j) = static_cast<double>(j);
+    std::vector<double> before(8);
+    for (int r = 0; r < rounds; ++r) engine.c_step(betas, data.n() / 2 + 1, before);
+    return betas;
+  };
+  const Eigen::MatrixXd narrow_alone = run(narrow, 40), wide_alone = run(wide, 40);
+  Eigen::MatrixXd narrow_together, wide_together;
+  std::exception_ptr failure;
+  std::thread other([&] {
+    try {
+      wide_together = run(wide, 40);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  narrow_together = run(narrow, 40);
+  other.join();
+  if (failure) std::rethrow_exception(failure);
+  EXPECT_EQ(narrow_together, narrow_alone);
+  EXPECT_EQ(wide_together, wide_alone);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "device_ops.hpp"
 #include "../../../selection/src/cuda/cuda_check.cuh"
+#include "../../../selection/src/cuda/dynamic_shared_memory.cuh"
 
 namespace robustfit::regression::cuda {
 
@@ -430,7 +431,7 @@ void subset_gram(const Scalar* d_X, const Scalar* d_y, const Scalar* d_R2, std::
   CUDA_CHECK(cudaMemsetAsync(d_G, 0, sizeof(double) * q * q * m, stream));
   const unsigned blocks = gram_blocks(n);
   const auto launch = [&](auto kernel, std::size_t candidates_per_block) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(tile_bytes)));
+    selection::cuda::detail::allow_dynamic_shared_memory(kernel, tile_bytes);
     const std::size_t groups = (m + candidates_per_block - 1) / candidates_per_block;
     // Slices start at a mask word: a multiple of kMaskBits candidates.
     const std::size_t per_slice = kMaxGridY - kMaxGridY % (kMaskBits / candidates_per_block);

@@ -36,6 +36,7 @@
 #include "bracket_pass.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
+#include "dynamic_shared_memory.cuh"
 #include "key_traits.cuh"
 #include "launch_shape.cuh"
 #include "seed_common.cuh"
@@ -215,17 +216,12 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
   if (threadIdx.x == 0) control->blocks_done = 0;
 }
 
-template <class Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
 template <class T, int kItems>
 void launch_sample_in_block(const T* d_values, std::size_t n, std::size_t k, float sigmas, Control<T>* control,
                             unsigned long long* hist, cudaStream_t stream) {
   const std::size_t bytes = std::max(sizeof(typename BlockSampleSort<T, kItems>::TempStorage),
                                      sizeof(KeyOf<T>) * kBlockSampleThreads * kItems);
-  allow_shared(sample_in_block<T, kItems>, bytes);
+  detail::allow_dynamic_shared_memory(sample_in_block<T, kItems>, bytes);
   sample_in_block<T, kItems><<<1, kBlockSampleThreads, bytes, stream>>>(d_values, n, k, sigmas, control, hist);
   CUDA_CHECK_LAUNCH();
 }

@@ -26,6 +26,7 @@
 #include "bracket_pass.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
+#include "dynamic_shared_memory.cuh"
 #include "seed_common.cuh"
 
 namespace robustfit::selection::cuda::detail {
@@ -92,8 +93,7 @@ Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::si
   T* buffer = workspace.device_as<T>(kFloydRivestBuffer, std::max<std::size_t>(capacity, 1));
 
   const std::size_t shared_bytes = sample_shared_bytes<T>();
-  CUDA_CHECK(cudaFuncSetAttribute(pick_bracket<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(shared_bytes)));
+  detail::allow_dynamic_shared_memory(pick_bracket<T>, shared_bytes);
   pick_bracket<T><<<1, kSampleThreads<T>, shared_bytes, stream>>>(d_values, n, k, params.sigmas, d_state);
   CUDA_CHECK_LAUNCH();
 

@@ -48,6 +48,7 @@
 #include "batched_digit.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
+#include "dynamic_shared_memory.cuh"
 #include "launch_shape.cuh"
 #include "sampled_multi_buckets.hpp"
 #include "sampled_multi_select.cuh"
@@ -667,15 +668,10 @@ void sort_keys(const Key* in, Key* out, int n, Workspace& workspace, cudaStream_
   CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n, 0, int(sizeof(Key) * 8), stream));
 }
 
-template <class Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
 template <class T, int kItems>
 void launch_sample_in_block(const T* d_values, std::size_t n, typename KeyTraits<T>::Key* sorted, cudaStream_t stream) {
   const std::size_t bytes = sizeof(typename BlockSampleSort<T, kItems>::TempStorage);
-  allow_shared(sample_in_block<T, kItems>, bytes);
+  detail::allow_dynamic_shared_memory(sample_in_block<T, kItems>, bytes);
   sample_in_block<T, kItems><<<1, kSampleThreads, bytes, stream>>>(d_values, n, sorted);
   CUDA_CHECK_LAUNCH();
 }
@@ -781,7 +777,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                             : edges <= 2048 && bins <= 8192 ? 3 : 2;
   const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, blocks_per_sm);
   const auto count_kernel = params.interleaved_count ? count_buckets_interleaved<T> : count_buckets<T>;
-  allow_shared(count_kernel, shared_bytes);
+  detail::allow_dynamic_shared_memory(count_kernel, shared_bytes);
   unsigned* block_counts = nullptr;
   unsigned long long* block_offsets = nullptr;
   if (params.segmented) {
@@ -803,7 +799,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                                                                    static_cast<int>(grid), block_offsets);
       CUDA_CHECK_LAUNCH();
       timer.mark("place");
-      allow_shared(compact_segments<T>, shared_bytes);
+      detail::allow_dynamic_shared_memory(compact_segments<T>, shared_bytes);
       compact_segments<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, d_status,
                                                                          block_offsets, candidate_keys);
       CUDA_CHECK_LAUNCH();
@@ -852,7 +848,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   if (candidates != 0) {
     T* buffer = workspace.device_as<T>(kSampledMultiCandidates, candidates);
     sorted = workspace.device_as<T>(kSampledMultiCandidatesSorted, candidates);
-    allow_shared(compact_candidates<T>, shared_bytes);
+    detail::allow_dynamic_shared_memory(compact_candidates<T>, shared_bytes);
     compact_candidates<T><<<grid, kPassThreads, shared_bytes, stream>>>(d_values, n, edges, plan, buffer, candidates);
     CUDA_CHECK_LAUNCH();
     timer.mark("compact");
