@@ -6,6 +6,7 @@
 #include "cpu_engine.hpp"
 #ifdef ROBUSTFIT_CUDA_ENGINE
 #include "cuda/device_row_reductions.hpp"
+#include "cuda/device_standardized_rows.hpp"
 #endif
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/regression/estimators.hpp"
@@ -61,6 +62,22 @@ std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, sele
   if (chosen == Backend::cuda) return make_cuda_engine(data, selection, precision);
 #endif
   return std::make_unique<CpuEngine>(data, selection);
+}
+
+std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const Eigen::MatrixXd> X, Backend backend,
+                                                              selection::Algorithm selection, const SearchSize& search) {
+#ifdef ROBUSTFIT_CUDA_ENGINE
+  Backend chosen = Backend::cpu;
+  try {
+    chosen = engine_backend(backend, selection, Precision::double_precision, search);
+  } catch (const std::invalid_argument&) {
+    return nullptr;  // make_engine says why, where the host's path asks for the engine
+  }
+  if (chosen == Backend::cuda && static_cast<std::size_t>(X.rows()) >= cuda::kDeviceStandardizedMinRows)
+    return std::make_unique<cuda::DeviceStandardizedRows>(X, selection);
+#endif
+  (void)X, (void)backend, (void)selection, (void)search;
+  return nullptr;
 }
 
 std::unique_ptr<RowReductions> one_process_reductions(Backend backend) {

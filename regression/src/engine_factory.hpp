@@ -7,6 +7,7 @@
 #include "design_matrix.hpp"
 #include "engine.hpp"
 #include "row_reductions.hpp"
+#include "standardized_rows.hpp"
 #include "robustfit/regression/options.hpp"
 
 namespace robustfit::regression::detail {
@@ -26,6 +27,14 @@ std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, sele
 // building the engine.
 Backend engine_backend(Backend backend, selection::Algorithm selection, Precision precision = Precision::double_precision,
                        std::optional<SearchSize> search = std::nullopt);
+
+// FAST-MCD's standardized rows made on the device (standardized_rows.hpp), X uploaded, when
+// make_engine would choose the CUDA engine for `search` in double precision and X has enough
+// rows (cuda::kDeviceStandardizedMinRows); else null (also
+// when make_engine would throw: it then says why where the search asks for its engine). Throws
+// selection::cuda::OutOfMemory when X does not fit on the device.
+std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const Eigen::MatrixXd> X, Backend backend,
+                                                              selection::Algorithm selection, const SearchSize& search);
 
 // The reductions over all rows (row_reductions.hpp) of a one-process fit whose engine runs on
 // `backend`: with CUDA the GPU's (cuda/device_row_reductions.hpp: the same answers, the large

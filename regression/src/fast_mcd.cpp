@@ -31,6 +31,7 @@
 #include "robustfit/regression/mcd.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
+#include "standardized_rows.hpp"
 #include "stopwatch.hpp"
 #include "subsets.hpp"
 
@@ -234,11 +235,32 @@ Hyperplane hyperplane_of(Rows X, const Eigen::VectorXd& center, const Eigen::Mat
   return plane;
 }
 
+// The standardized rows z = (x - median) / mad on the host: the engine's data in the host's
+// path; where the engine made them on the device, made here only if asked for (the hyperplane of
+// a singular h-subset, rare).
+class HostStandardized {
+ public:
+  HostStandardized(Rows X, const Eigen::VectorXd& median, const Eigen::VectorXd& mad, const Eigen::MatrixXd* made)
+      : X_(X), median_(median), mad_(mad), made_(made) {}
+  const Eigen::MatrixXd& rows() const {
+    if (made_ != nullptr) return *made_;
+    if (!lazy_) lazy_ = standardized(X_, median_, mad_);
+    return *lazy_;
+  }
+
+ private:
+  Rows X_;
+  const Eigen::VectorXd& median_;
+  const Eigen::VectorXd& mad_;
+  const Eigen::MatrixXd* made_;
+  mutable std::optional<Eigen::MatrixXd> lazy_;
+};
+
 // FAST-MCD's operations for the shared search.
 class McdSteps {
  public:
-  McdSteps(const Eigen::MatrixXd& Z, std::size_t h, const RowReductions& all)
-      : Z_(Z), h_(h), pivot_(singular_pivot(static_cast<std::size_t>(Z.cols()))), all_(all) {}
+  McdSteps(const HostStandardized& Z, std::size_t p, std::size_t h, const RowReductions& all)
+      : Z_(Z), h_(h), pivot_(singular_pivot(p)), all_(all) {}
 
   Candidates starts(Engine& engine, Random& random, std::size_t count, bool& exhaustive) {
     const std::size_t n = engine.rows(), p = engine.cols();
@@ -265,7 +287,7 @@ class McdSteps {
   }
 
   void c_step(Engine& engine, Eigen::MatrixXd& candidates, std::size_t h, std::span<double> before) {
-    const auto p = static_cast<std::size_t>(Z_.cols());
+    const std::size_t p = engine.cols();
     const Index m = candidates.cols(), pp = idx(p);
     Eigen::MatrixXd centers(pp, m), whiteners(pp, pp * m);
     for (Index j = 0; j < m; ++j) {
@@ -288,8 +310,8 @@ class McdSteps {
     }
   }
 
-  void objectives(Engine&, const Eigen::MatrixXd& candidates, std::size_t, std::span<double> out) const {
-    const auto p = static_cast<std::size_t>(Z_.cols());
+  void objectives(Engine& engine, const Eigen::MatrixXd& candidates, std::size_t, std::span<double> out) const {
+    const std::size_t p = engine.cols();
     for (Index j = 0; j < candidates.cols(); ++j)
       out[static_cast<std::size_t>(j)] = log_det(Eigen::LLT<Eigen::MatrixXd>(unpack(candidates.col(j), p).covariance));
   }
@@ -331,14 +353,14 @@ class McdSteps {
   // Every part gets here alike (the Gram matrices are reduced), so the count is a collective.
   void note_singular(const Moments& m) {
     if (exact_fit_) return;
-    Hyperplane plane = hyperplane_of(Z_, m.center, m.covariance, all_);
+    Hyperplane plane = hyperplane_of(Z_.rows(), m.center, m.covariance, all_);
     if (plane.count >= h_) {
       plane.code = 2;
       exact_fit_ = std::move(plane);
     }
   }
 
-  const Eigen::MatrixXd& Z_;  // this part's rows of the (standardized) data
+  const HostStandardized& Z_;  // this part's rows of the (standardized) data
   std::size_t h_;
   double pivot_;
   const RowReductions& all_;
@@ -426,9 +448,9 @@ class FinalRows {
 class HostRows final : public FinalRows {
  public:
   // Z: the standardized rows of the search (closest() only).
-  HostRows(Rows X, const Eigen::MatrixXd* Z, const RowReductions& all) : X_(X), Z_(Z), all_(all) {}
+  HostRows(Rows X, const HostStandardized* Z, const RowReductions& all) : X_(X), Z_(Z), all_(all) {}
   Moments closest(const Moments& best, std::size_t h, std::vector<std::size_t>& rows, Eigen::VectorXd& d) const override {
-    squared_distances(*Z_, best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance), d);
+    squared_distances(Z_->rows(), best.center, Eigen::LLT<Eigen::MatrixXd>(best.covariance), d);
     rows = all_.smallest_h(d, h);
     return moments_of_rows(X_, &rows, all_);
   }
@@ -445,7 +467,7 @@ class HostRows final : public FinalRows {
 
  private:
   Rows X_;
-  const Eigen::MatrixXd* Z_;
+  const HostStandardized* Z_;
   const RowReductions& all_;
 };
 
@@ -629,9 +651,31 @@ void multivariate(Rows X, const McdOptions& options, const McdParts& parts, doub
                   McdResult& result, const RowReductions& all) {
   const std::size_t n = result.n, p = result.p, h = result.h;
   const double pivot = singular_pivot(p);
+  const SearchSize size{n, p, options.subsets};
   Stopwatch trace_watch;
+  // In one process on a GPU, X goes to the device once: the moments of all rows, the medians and
+  // MADs and the standardized rows are made there. A device without the room for a step leaves
+  // it and the rest to the host.
+  std::unique_ptr<StandardizedRows> on_device;
+  if (parts.standardized_on_device && !all.spans_processes()) {
+    try {
+      on_device = parts.standardized_on_device(X, options, size);
+    } catch (const std::bad_alloc&) {
+    }
+  }
+  const auto done_on_device = [&](auto&& step) {
+    if (!on_device) return false;
+    try {
+      step();
+      return true;
+    } catch (const std::bad_alloc&) {
+      on_device.reset();
+      return false;
+    }
+  };
   // robustbase: a singular covariance of all the data is an exact fit.
-  const Moments every = moments_of_rows(X, nullptr, all);
+  Moments every;
+  if (!done_on_device([&] { on_device->moments(every.center, every.covariance); })) every = moments_of_rows(X, nullptr, all);
   trace("mcd moments all", trace_watch.lap());
   if (!factor(every.covariance, pivot)) {
     Hyperplane plane = hyperplane_of(X, every.center, every.covariance, all);
@@ -642,7 +686,7 @@ void multivariate(Rows X, const McdOptions& options, const McdParts& parts, doub
   // Standardize by column medians and MADs (the h-th smallest absolute deviation); a MAD of
   // zero means more than h equal values in that column: an exact fit.
   Eigen::VectorXd median, mad;
-  medians_and_mads(X, n, h, all, median, mad);
+  if (!done_on_device([&] { on_device->medians_and_mads(h, median, mad); })) medians_and_mads(X, n, h, all, median, mad);
   trace("mcd medians mads", trace_watch.lap());
   for (std::size_t j = 0; j < p; ++j) {
     if (mad(idx(j)) < pivot) {
@@ -657,15 +701,20 @@ void multivariate(Rows X, const McdOptions& options, const McdParts& parts, doub
       return;
     }
   }
-  ModelData data;
-  data.intercept = false;
-  data.X = standardized(X, median, mad);
-  data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
-  trace("mcd standardize", trace_watch.lap());
-  const std::unique_ptr<Engine> engine = parts.engine(data, options, SearchSize{n, p, options.subsets});
+  ModelData data;  // the host's path: the standardized rows the engine uploads
+  std::unique_ptr<Engine> engine;
+  done_on_device([&] { engine = on_device->engine(median, mad); });
+  if (!engine) {
+    data.intercept = false;
+    data.X = standardized(X, median, mad);
+    data.y = Eigen::VectorXd::Ones(X.rows());  // the engine's Gram matrices then carry counts and sums
+    trace("mcd standardize", trace_watch.lap());
+    engine = parts.engine(data, options, size);
+  }
   result.backend = engine->backend_name();
   trace("mcd engine", trace_watch.lap());
-  McdSteps steps(data.X, h, all);
+  const HostStandardized Z(X, median, mad, on_device ? nullptr : &data.X);
+  McdSteps steps(Z, p, h, all);
   PhaseTimings timings;
   const SearchOutcome search = concentration_search(steps, *engine, h, options.subsets, options.seed, kMcdPlan, timings,
                                                    Progress(options.progress));
@@ -679,7 +728,7 @@ void multivariate(Rows X, const McdOptions& options, const McdParts& parts, doub
     return;
   }
   // The best h-subset under the best candidate; its mean and covariance in the data's units.
-  const HostRows host(X, &data.X, all);
+  const HostRows host(X, &Z, all);
   const EngineRows device(*engine, median, mad);
   const FinalRows& rows = engine->offers_mcd_rows() && !all.spans_processes() ? static_cast<const FinalRows&>(device) : host;
   const Moments best = unpack(search.best, p);
@@ -705,6 +754,9 @@ McdParts one_process_mcd_parts() {
   McdParts parts;
   parts.engine = [](const ModelData& data, const McdOptions& options, const SearchSize& size) {
     return make_engine(data, options.backend, options.selection, Precision::double_precision, size);
+  };
+  parts.standardized_on_device = [](Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& options, const SearchSize& size) {
+    return standardized_rows_on_device(X, options.backend, options.selection, size);
   };
   return parts;
 }

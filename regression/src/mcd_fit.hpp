@@ -13,6 +13,7 @@
 #include "engine_factory.hpp"
 #include "robustfit/regression/mcd.hpp"
 #include "row_reductions.hpp"
+#include "standardized_rows.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -22,6 +23,10 @@ namespace robustfit::regression::detail {
 struct McdParts {
   std::string backend = "cpu";
   std::function<std::unique_ptr<Engine>(const ModelData& data, const McdOptions&, const SearchSize&)> engine;
+  // One process on a GPU: X put on the device, where the standardized rows and the search's
+  // engine are made (standardized_rows.hpp); null (or returning null): the host's path above.
+  std::function<std::unique_ptr<StandardizedRows>(Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions&, const SearchSize&)>
+      standardized_on_device;
 };
 
 // One process: the engine options.backend and options.selection ask for (engine_factory.hpp).

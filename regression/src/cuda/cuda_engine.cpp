@@ -64,6 +64,37 @@ void download_as_double(double* out, const Scalar* d_src, std::size_t count, cud
 template <class Scalar>
 CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorithm selection)
     : data_(data), n_(data.n()), p_(data.p()), selection_(selection) {
+  set_up([&] {
+    detail::Stopwatch trace_watch;
+    Scalar* d_X = X_d_.reserve(n_ * p_);
+    detail::trace("cuda engine X allocated", trace_watch.lap());
+    upload_through_staging(d_X, data.X.data(), n_ * p_, stream_);
+    detail::trace("cuda engine X uploaded", trace_watch.lap());
+    upload_through_staging(y_d_.reserve(n_), data.y.data(), n_, stream_);
+    detail::trace("cuda engine y uploaded", trace_watch.lap());
+  });
+}
+
+template <class Scalar>
+CudaEngine<Scalar>::CudaEngine(std::unique_ptr<const detail::ModelData> data, selection::Algorithm selection)
+    : CudaEngine(*data, selection) {
+  owned_ = std::move(data);  // data_ refers to the object, which stays where it is
+}
+
+template <class Scalar>
+CudaEngine<Scalar>::CudaEngine(DeviceArray<Scalar>&& d_X, std::size_t n, std::size_t p, selection::Algorithm selection)
+    : owned_(std::make_unique<const detail::ModelData>()), data_(*owned_), host_data_(false), n_(n), p_(p),
+      selection_(selection) {
+  set_up([&] {
+    X_d_ = std::move(d_X);
+    fill(y_d_.reserve(n_), n_, Scalar(1), stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  });
+}
+
+template <class Scalar>
+template <class Load>
+void CudaEngine<Scalar>::set_up(Load&& load) {
   // A failed allocation elsewhere leaves a non-sticky error behind that later launch checks
   // (ours and cuBLAS's) would report: clear it so that this engine sees only its own errors.
   cudaGetLastError();
@@ -74,12 +105,7 @@ CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorit
     cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
     CUBLAS_CHECK(cublasSetStream(blas_, stream_));
     detail::trace("cuda engine stream, cuBLAS", trace_watch.lap());
-    Scalar* d_X = X_d_.reserve(n_ * p_);
-    detail::trace("cuda engine X allocated", trace_watch.lap());
-    upload_through_staging(d_X, data.X.data(), n_ * p_, stream_);
-    detail::trace("cuda engine X uploaded", trace_watch.lap());
-    upload_through_staging(y_d_.reserve(n_), data.y.data(), n_, stream_);
-    detail::trace("cuda engine y uploaded", trace_watch.lap());
+    load();
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     budget_bytes_ = std::clamp(free_bytes / 3, kMinBudgetBytes, kMaxBudgetBytes);
@@ -91,9 +117,31 @@ CudaEngine<Scalar>::CudaEngine(const detail::ModelData& data, selection::Algorit
 }
 
 template <class Scalar>
-CudaEngine<Scalar>::CudaEngine(std::unique_ptr<const detail::ModelData> data, selection::Algorithm selection)
-    : CudaEngine(*data, selection) {
-  owned_ = std::move(data);  // data_ refers to the object, which stays where it is
+const detail::ModelData& CudaEngine<Scalar>::host_data() const {
+  if (!host_data_) throw std::logic_error("this CUDA engine keeps its rows on the device only (FAST-MCD's search)");
+  return data_;
+}
+
+template <class Scalar>
+Eigen::MatrixXd CudaEngine<Scalar>::rows_of(std::span<const std::int64_t> rows) const {
+  const auto m = static_cast<Eigen::Index>(rows.size()), p = static_cast<Eigen::Index>(p_);
+  Eigen::MatrixXd A(m, p + 1);
+  if (host_data_) {
+    for (Eigen::Index r = 0; r < m; ++r) {
+      const auto row = static_cast<Eigen::Index>(rows[static_cast<std::size_t>(r)]);
+      A.row(r).head(p) = data_.X.row(row);
+      A(r, p) = data_.y(row);
+    }
+    return A;
+  }
+  // From the device: one gather and one small download (a subsample is at most a few
+  // thousand rows).
+  DeviceArray<std::int64_t> d_rows;
+  DeviceArray<Scalar> d_A;
+  to_device(d_rows.reserve(rows.size()), rows.data(), rows.size(), stream_);
+  gather_rows(X_d_.data(), y_d_.data(), n_, p_, d_rows.data(), rows.size(), d_A.reserve(rows.size() * (p_ + 1)), stream_);
+  download_as_double(A.data(), d_A.data(), rows.size() * (p_ + 1), stream_);
+  return A;
 }
 
 template <class Scalar>
@@ -193,7 +241,7 @@ template <class Scalar>
 void CudaEngine<Scalar>::solve_elemental(const detail::SubsetMatrix& subsets, Eigen::MatrixXd& betas,
                                          std::vector<std::uint8_t>& ok) {
   // On the host, as every engine does (subsets.hpp says why): p x p systems, no device work.
-  detail::solve_elemental_systems(data_.X, data_.y, subsets, betas, ok);
+  detail::solve_elemental_systems(host_data().X, host_data().y, subsets, betas, ok);
 }
 
 template <class Scalar>
@@ -244,7 +292,7 @@ void CudaEngine<Scalar>::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span
       to_host(rows32.data(), d_rows, h, stream_);
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       const std::vector<std::size_t> rows(rows32.begin(), rows32.end());
-      if (auto beta = detail::ls_on_rows(data_.X, data_.y, rows)) betas.col(col) = *beta;
+      if (auto beta = detail::ls_on_rows(host_data().X, host_data().y, rows)) betas.col(col) = *beta;
     }
     detail::trace("cuda c_step host solves", trace_watch.lap());
   });
@@ -322,33 +370,27 @@ void CudaEngine<Scalar>::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, b
 
 template <class Scalar>
 std::unique_ptr<detail::Engine> CudaEngine<Scalar>::restrict_to(std::span<const std::size_t> rows) const {
+  const std::vector<std::int64_t> listed(rows.begin(), rows.end());
+  const Eigen::MatrixXd A = rows_of(listed);
   auto data = std::make_unique<detail::ModelData>();
-  data->X.resize(static_cast<Eigen::Index>(rows.size()), data_.X.cols());
-  data->y.resize(static_cast<Eigen::Index>(rows.size()));
+  data->X = A.leftCols(static_cast<Eigen::Index>(p_));
+  data->y = A.col(static_cast<Eigen::Index>(p_));
   data->intercept = data_.intercept;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    data->X.row(static_cast<Eigen::Index>(i)) = data_.X.row(static_cast<Eigen::Index>(rows[i]));
-    data->y(static_cast<Eigen::Index>(i)) = data_.y(static_cast<Eigen::Index>(rows[i]));
-  }
   if (rows.size() <= kCpuDelegationRows) return std::make_unique<detail::CpuEngine>(std::move(data->X), std::move(data->y));
   return std::make_unique<CudaEngine>(std::unique_ptr<const detail::ModelData>(std::move(data)), selection_);
 }
 
 template <class Scalar>
 void CudaEngine<Scalar>::subset_grams(const detail::SubsetMatrix& rows, Eigen::MatrixXd& grams) {
-  // A few (p+1)-row starts: on the host, from the data the engine refers to.
-  const auto p = static_cast<Eigen::Index>(p_), q = p + 1;
+  // A few (p+1)-row starts: on the host, all starts' rows fetched at once.
+  const auto q = static_cast<Eigen::Index>(p_ + 1), k = rows.rows();
+  const Eigen::MatrixXd A = rows_of(std::span<const std::int64_t>(rows.data(), static_cast<std::size_t>(rows.size())));
   grams.resize(q * q, rows.cols());
   for (Eigen::Index j = 0; j < rows.cols(); ++j) {
-    Eigen::MatrixXd A(rows.rows(), q);
-    for (Eigen::Index r = 0; r < rows.rows(); ++r) {
-      const auto row = static_cast<Eigen::Index>(rows(r, j));
-      A.row(r).head(p) = data_.X.row(row);
-      A(r, p) = data_.y(row);
-    }
     Eigen::Map<Eigen::MatrixXd> G(grams.col(j).data(), q, q);
     G.setZero();
-    G.template selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
+    const Eigen::MatrixXd start = A.middleRows(j * k, k);
+    G.template selfadjointView<Eigen::Lower>().rankUpdate(start.transpose());
   }
 }
 

@@ -32,6 +32,11 @@ class CudaEngine final : public detail::Engine {
   CudaEngine(const detail::ModelData&& data, selection::Algorithm selection) = delete;  // would dangle
   // The same, owning its data (an engine over a subset of the rows).
   CudaEngine(std::unique_ptr<const detail::ModelData> data, selection::Algorithm selection);
+  // Takes over d_X (n x p, column-major: the rows as the search sees them, FAST-MCD's
+  // standardized rows made on the device), y a column of ones; no host copy of the rows: the few
+  // that the host needs (starts, subsamples) are fetched from the device. Such an engine has no
+  // LTS search (solve_elemental and c_step's QR fallback need the host's rows).
+  CudaEngine(DeviceArray<Scalar>&& d_X, std::size_t n, std::size_t p, selection::Algorithm selection);
   ~CudaEngine() override;
   CudaEngine(const CudaEngine&) = delete;
   CudaEngine& operator=(const CudaEngine&) = delete;
@@ -82,8 +87,17 @@ class CudaEngine final : public detail::Engine {
   void squares_and_thresholds(std::size_t count, std::size_t k);
   void upload_batch(const Eigen::MatrixXd& betas, std::size_t begin, std::size_t count);
 
+  // Stream, cuBLAS handle and memory budget around load(), which puts X and y on the device.
+  template <class Load>
+  void set_up(Load&& load);
+  // The host's X and y (throws std::logic_error for an engine built from device rows).
+  const detail::ModelData& host_data() const;
+  // The rows `rows` of [X y] (m x (p + 1)), from the host's data or from the device.
+  Eigen::MatrixXd rows_of(std::span<const std::int64_t> rows) const;
+
   std::unique_ptr<const detail::ModelData> owned_;  // set when the engine owns its data
-  const detail::ModelData& data_;                   // host X and y (not copied)
+  const detail::ModelData& data_;                   // host X and y (not copied; empty without host_data_)
+  bool host_data_ = true;                           // false: the rows live on the device only
   std::size_t n_, p_;
   selection::Algorithm selection_;
   KernelClock clock_;

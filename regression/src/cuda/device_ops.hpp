@@ -109,4 +109,21 @@ template <class Scalar>
 void mahalanobis_squared(cublasHandle_t blas, const Scalar* d_X, std::size_t n, std::size_t p, const Scalar* d_Wt,
                          const Scalar* d_shifts, std::size_t m, Scalar* d_Y, Scalar* d_D, cudaStream_t stream);
 
+// Columns of an n x p matrix (ld n): D(i, j) = X(i, j) - centers[j], or its absolute value
+// (FAST-MCD's MAD is a column's h-th smallest absolute deviation from its median).
+template <class Scalar>
+void column_deviations(const Scalar* d_X, std::size_t n, std::size_t p, const Scalar* d_centers, bool absolute, Scalar* d_D,
+                       cudaStream_t stream);
+// X(i, j) = (X(i, j) - centers[j]) / scales[j] in place: the host's expression, rounded alike.
+template <class Scalar>
+void standardize_columns(Scalar* d_X, std::size_t n, std::size_t p, const Scalar* d_centers, const Scalar* d_scales,
+                         cudaStream_t stream);
+// v[i] = value for i < n.
+template <class Scalar>
+void fill(Scalar* d_v, std::size_t n, Scalar value, cudaStream_t stream);
+// The rows `rows` (m of them) of [X y] into A (m x (p + 1), ld m).
+template <class Scalar>
+void gather_rows(const Scalar* d_X, const Scalar* d_y, std::size_t n, std::size_t p, const std::int64_t* d_rows,
+                 std::size_t m, Scalar* d_A, cudaStream_t stream);
+
 }  // namespace robustfit::regression::cuda

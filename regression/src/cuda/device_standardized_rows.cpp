@@ -1,0 +1,133 @@
+#include "device_standardized_rows.hpp"
+
+#include <vector>
+
+#include "cublas_check.hpp"
+#include "cuda_engine.hpp"
+#include "device_ops.hpp"
+#include "host_staging.hpp"
+#include "stopwatch.hpp"
+#include "robustfit/selection/cuda/select.hpp"
+
+namespace robustfit::regression::cuda {
+
+DeviceStandardizedRows::DeviceStandardizedRows(Eigen::Ref<const Eigen::MatrixXd> X, selection::Algorithm selection)
+    : n_(static_cast<std::size_t>(X.rows())), p_(static_cast<std::size_t>(X.cols())), selection_(selection) {
+  cudaGetLastError();  // as the engine: see only this object's errors
+  detail::Stopwatch trace_watch;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  try {
+    CUBLAS_CHECK(cublasCreate(&blas_));
+    cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
+    CUBLAS_CHECK(cublasSetStream(blas_, stream_));
+    double* d_X = X_d_.reserve(n_ * p_);
+    if (X.outerStride() == X.rows()) {
+      upload_through_staging(d_X, X.data(), n_ * p_, stream_);
+    } else {
+      for (Eigen::Index j = 0; j < X.cols(); ++j)
+        upload_through_staging(d_X + static_cast<std::size_t>(j) * n_, X.col(j).data(), n_, stream_);
+    }
+  } catch (...) {  // the destructor does not run when the constructor throws
+    if (blas_) cublasDestroy(blas_);
+    cudaStreamDestroy(stream_);
+    throw;
+  }
+  detail::trace("mcd device rows uploaded", trace_watch.lap());
+}
+
+DeviceStandardizedRows::~DeviceStandardizedRows() {
+  cublasDestroy(blas_);
+  cudaStreamDestroy(stream_);
+}
+
+void DeviceStandardizedRows::kth_of_columns(const double* d_columns, std::size_t k, Eigen::VectorXd& out) {
+  double* d_out = results_d_.reserve(p_);
+  selection::cuda::kth_smallest_batched<double>(d_columns, n_, p_, n_, k, d_out, selection_, workspace_, stream_);
+  out.resize(static_cast<Eigen::Index>(p_));
+  CUDA_CHECK(cudaMemcpyAsync(out.data(), d_out, sizeof(double) * p_, cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void DeviceStandardizedRows::upload_vector(const Eigen::VectorXd& v, double* d_vector) {
+  CUDA_CHECK(cudaMemcpyAsync(d_vector, v.data(), sizeof(double) * p_, cudaMemcpyHostToDevice, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));  // v may go before the copy would have read it
+}
+
+namespace {
+
+constexpr std::size_t kChunkRows = 8192;
+
+// out = X^T Y over all n rows (X: n x a, Y: n x b, both ld n; out a x b, on the device), by row
+// chunks: one strided-batched GEMM of the chunks' products, then their sum in chunk order (a
+// GEMV with `ones`, at least n / kChunkRows + 1 of them). cuBLAS's GEMV and SYRK on a tall,
+// thin X split the work over the tiny output only: 7 ms at 10^6 x 10 against a fraction of one.
+void chunked_cross_product(cublasHandle_t blas, const double* X, const double* Y, std::size_t n, std::size_t a,
+                           std::size_t b, const double* ones, DeviceArray<double>& products, double* out) {
+  const std::size_t full = n / kChunkRows, rest = n - full * kChunkRows, chunks = full + (rest > 0 ? 1 : 0);
+  const double one = 1, zero = 0;
+  const auto ia = static_cast<int>(a), ib = static_cast<int>(b), in = static_cast<int>(n);
+  double* P = products.reserve(a * b * chunks);
+  if (full > 0)
+    CUBLAS_CHECK(cublasDgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, ia, ib, static_cast<int>(kChunkRows), &one, X, in,
+                                           static_cast<long long>(kChunkRows), Y, in, static_cast<long long>(kChunkRows), &zero, P,
+                                           ia, static_cast<long long>(a * b), static_cast<int>(full)));
+  if (rest > 0)
+    CUBLAS_CHECK(cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ia, ib, static_cast<int>(rest), &one, X + full * kChunkRows, in,
+                             Y + full * kChunkRows, in, &zero, P + full * a * b, ia));
+  CUBLAS_CHECK(cublasDgemv(blas, CUBLAS_OP_N, static_cast<int>(a * b), static_cast<int>(chunks), &one, P, static_cast<int>(a * b),
+                           ones, 1, &zero, out, 1));
+}
+
+}  // namespace
+
+void DeviceStandardizedRows::moments(Eigen::VectorXd& center, Eigen::MatrixXd& covariance) {
+  // Two passes, as the host's moments: the column means, then the Gram matrix of the centered
+  // rows (the same formulas; summed in another order, so the last bits may differ).
+  detail::Stopwatch trace_watch;
+  const auto p = static_cast<Eigen::Index>(p_);
+  double* d_ones = ones_d_.reserve(n_ + 1);
+  fill(d_ones, n_ + 1, 1.0, stream_);
+  double* d_out = results_d_.reserve(p_ * p_);
+  chunked_cross_product(blas_, X_d_.data(), d_ones, n_, p_, 1, d_ones, products_d_, d_out);
+  center.resize(p);
+  CUDA_CHECK(cudaMemcpyAsync(center.data(), d_out, sizeof(double) * p_, cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  center /= static_cast<double>(n_);
+  upload_vector(center, centers_d_.reserve(p_));
+  double* d_centered = deviations_d_.reserve(n_ * p_);
+  column_deviations(X_d_.data(), n_, p_, centers_d_.data(), false, d_centered, stream_);
+  chunked_cross_product(blas_, d_centered, d_centered, n_, p_, p_, d_ones, products_d_, d_out);
+  covariance.resize(p, p);
+  CUDA_CHECK(cudaMemcpyAsync(covariance.data(), d_out, sizeof(double) * p_ * p_, cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  covariance /= static_cast<double>(n_ - 1);
+  detail::trace("mcd device moments", trace_watch.lap());
+}
+
+void DeviceStandardizedRows::medians_and_mads(std::size_t h, Eigen::VectorXd& median, Eigen::VectorXd& mad) {
+  detail::Stopwatch trace_watch;
+  kth_of_columns(X_d_.data(), n_ / 2, median);
+  if (n_ % 2 == 0) {
+    Eigen::VectorXd lower;
+    kth_of_columns(X_d_.data(), n_ / 2 - 1, lower);
+    median = (median + lower) / 2;  // fast_mcd.cpp's (v[1] + v[0]) / 2, elementwise
+  }
+  upload_vector(median, centers_d_.reserve(p_));
+  double* d_deviations = deviations_d_.reserve(n_ * p_);
+  column_deviations(X_d_.data(), n_, p_, centers_d_.data(), true, d_deviations, stream_);
+  kth_of_columns(d_deviations, h - 1, mad);
+  deviations_d_.release();  // the search's memory
+  ones_d_.release();
+  products_d_.release();
+  detail::trace("mcd device medians mads", trace_watch.lap());
+}
+
+std::unique_ptr<detail::Engine> DeviceStandardizedRows::engine(const Eigen::VectorXd& median, const Eigen::VectorXd& mad) {
+  upload_vector(median, centers_d_.reserve(p_));
+  upload_vector(mad, scales_d_.reserve(p_));
+  standardize_columns(X_d_.data(), n_, p_, centers_d_.data(), scales_d_.data(), stream_);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));  // the engine's stream reads the rows next
+  return std::make_unique<CudaEngine<double>>(std::move(X_d_), n_, p_, selection_);
+}
+
+}  // namespace robustfit::regression::cuda
