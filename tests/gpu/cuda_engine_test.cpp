@@ -110,6 +110,24 @@ TEST(CudaEngine, GeneratedDataUpToAMillionRows) {
   }
 }
 
+// A wide design (30 predictors, q = 31: the masked Gram kernel with two pairs per thread): the
+// same fit as the CPU backend.
+TEST(CudaEngine, WideDesignSameFitAsTheCpu) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  data::ScenarioSpec spec;
+  spec.n = 100000;
+  spec.q = 30;
+  spec.epsilon = 0.2;
+  spec.seed = 31;
+  const auto scenario = data::make_scenario(spec);
+  regression::LtsOptions options;
+  options.backend = Backend::cpu;
+  const auto cpu = regression::fit_lts(scenario.X, scenario.y, options);
+  options.backend = Backend::cuda;
+  const auto gpu = regression::fit_lts(scenario.X, scenario.y, options);
+  expect_same_fit(cpu, gpu);
+}
+
 // ---- float precision ----------------------------------------------------------------------
 
 constexpr double kLtsCutoff = 2.241402727604947;  // qnorm(0.9875), robustbase's reweighting cutoff
@@ -275,23 +293,28 @@ TEST(CudaEngine, RestrictedEngineOwnsItsRows) {
 // the h-subset must take the first of them in row order (the CUDA engine's ordered tie path; the
 // continuous-data tests above cover its shortcut for columns that take all their ties). 40
 // candidates (two mask words, two Gram groups) and 3 (the small-group kernel), each against the
-// CPU engine on the same rows: the same objectives (exact sums) and refitted coefficients.
+// CPU engine on the same rows: the same objectives (exact sums) and refitted coefficients. With
+// 30 predictors (q = 31) the masked Gram kernel keeps two pairs per thread and 16 candidates per
+// read of X (kernels for wider designs than the datasets' 3); the integer data keep every Gram
+// sum exact there too.
 template <class Scalar>
-void check_c_steps_through_ties(std::size_t m) {
-  const Eigen::Index n = 30011;
-  Eigen::MatrixXd X(n, 3);
+void check_c_steps_through_ties(std::size_t m, Eigen::Index predictors = 3) {
+  const Eigen::Index n = 30011, q = predictors + 1;
+  Eigen::MatrixXd X(n, predictors);
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index j = 0; j < 3; ++j) X(i, j) = static_cast<double>((i * (j + 3) + i / (j + 7)) % 5);
+    for (Eigen::Index j = 0; j < predictors; ++j)
+      X(i, j) = predictors <= 3 ? static_cast<double>((i * (j + 3) + i / (j + 7)) % 5)
+                                : static_cast<double>((static_cast<std::uint64_t>(i + 1) * 2654435761u ^ static_cast<std::uint64_t>(j + 1) * 40503u) % 5);
     y(i) = 1 + X(i, 0) - X(i, 2) + static_cast<double>(i % 7 == 0 ? (i % 3) * 4 : i % 3 == 0 ? 1 : 0);
   }
   const auto data = regression::detail::make_model_data(X, y, true);
   ASSERT_TRUE((data.column_scale.array() == 1.0).all());  // the integers stay integers
   regression::detail::CpuEngine cpu(data.X, data.y);
   regression::cuda::CudaEngine<Scalar> gpu(data, selection::Algorithm::automatic);
-  Eigen::MatrixXd betas(4, static_cast<Eigen::Index>(m));
+  Eigen::MatrixXd betas(q, static_cast<Eigen::Index>(m));
   for (Eigen::Index j = 0; j < betas.cols(); ++j)
-    for (Eigen::Index i = 0; i < 4; ++i)
+    for (Eigen::Index i = 0; i < q; ++i)
       betas(i, j) = static_cast<double>((3 * j + 5 * i) % 5) - 2 + (j % 4 == 3 ? 0.5 : 0.0);
   for (const std::size_t h : {static_cast<std::size_t>(n / 2 + 7), static_cast<std::size_t>(3 * n / 4)}) {
     SCOPED_TRACE("h = " + std::to_string(h) + ", m = " + std::to_string(m));
@@ -301,7 +324,7 @@ void check_c_steps_through_ties(std::size_t m) {
     gpu.c_step(on_gpu, h, before_gpu);
     for (std::size_t j = 0; j < m; ++j) {
       EXPECT_EQ(before_gpu[j], before_cpu[j]) << "candidate " << j;  // sums of small integers: exact
-      for (Eigen::Index i = 0; i < 4; ++i)
+      for (Eigen::Index i = 0; i < q; ++i)
         EXPECT_NEAR(on_gpu(i, static_cast<Eigen::Index>(j)), on_cpu(i, static_cast<Eigen::Index>(j)),
                     1e-9 * (1 + std::abs(on_cpu(i, static_cast<Eigen::Index>(j)))))
             << "candidate " << j << ", coefficient " << i;
@@ -314,6 +337,9 @@ TEST(CudaEngine, CStepsThroughTiesMatchTheCpuEngine) {
   check_c_steps_through_ties<double>(40);
   check_c_steps_through_ties<double>(3);
   check_c_steps_through_ties<float>(40);  // small integers and their squares are exact in float too
+  check_c_steps_through_ties<double>(40, 30);
+  check_c_steps_through_ties<double>(3, 30);
+  check_c_steps_through_ties<float>(5, 30);
 }
 
 // Engines on two host threads at once, as FAST-MCD's runs beside the LTS search: both launch the

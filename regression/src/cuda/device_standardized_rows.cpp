@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "chunked_products.hpp"
 #include "cublas_check.hpp"
 #include "cuda_engine.hpp"
 #include "device_ops.hpp"
@@ -53,42 +54,15 @@ void DeviceStandardizedRows::upload_vector(const Eigen::VectorXd& v, double* d_v
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // v may go before the copy would have read it
 }
 
-namespace {
-
-constexpr std::size_t kChunkRows = 8192;
-
-// out = X^T Y over all n rows (X: n x a, Y: n x b, both ld n; out a x b, on the device), by row
-// chunks: one strided-batched GEMM of the chunks' products, then their sum in chunk order (a
-// GEMV with `ones`, at least n / kChunkRows + 1 of them). cuBLAS's GEMV and SYRK on a tall,
-// thin X split the work over the tiny output only: 7 ms at 10^6 x 10 against a fraction of one.
-void chunked_cross_product(cublasHandle_t blas, const double* X, const double* Y, std::size_t n, std::size_t a,
-                           std::size_t b, const double* ones, DeviceArray<double>& products, double* out) {
-  const std::size_t full = n / kChunkRows, rest = n - full * kChunkRows, chunks = full + (rest > 0 ? 1 : 0);
-  const double one = 1, zero = 0;
-  const auto ia = static_cast<int>(a), ib = static_cast<int>(b), in = static_cast<int>(n);
-  double* P = products.reserve(a * b * chunks);
-  if (full > 0)
-    CUBLAS_CHECK(cublasDgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, ia, ib, static_cast<int>(kChunkRows), &one, X, in,
-                                           static_cast<long long>(kChunkRows), Y, in, static_cast<long long>(kChunkRows), &zero, P,
-                                           ia, static_cast<long long>(a * b), static_cast<int>(full)));
-  if (rest > 0)
-    CUBLAS_CHECK(cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ia, ib, static_cast<int>(rest), &one, X + full * kChunkRows, in,
-                             Y + full * kChunkRows, in, &zero, P + full * a * b, ia));
-  CUBLAS_CHECK(cublasDgemv(blas, CUBLAS_OP_N, static_cast<int>(a * b), static_cast<int>(chunks), &one, P, static_cast<int>(a * b),
-                           ones, 1, &zero, out, 1));
-}
-
-}  // namespace
-
 void DeviceStandardizedRows::moments(Eigen::VectorXd& center, Eigen::MatrixXd& covariance) {
   // Two passes, as the host's moments: the column means, then the Gram matrix of the centered
   // rows (the same formulas; summed in another order, so the last bits may differ).
   detail::Stopwatch trace_watch;
   const auto p = static_cast<Eigen::Index>(p_);
-  double* d_ones = ones_d_.reserve(n_ + 1);
+  double* d_ones = ones_d_.reserve(n_ + 1);  // the means' Y, and the chunks' sum
   fill(d_ones, n_ + 1, 1.0, stream_);
   double* d_out = results_d_.reserve(p_ * p_);
-  chunked_cross_product(blas_, X_d_.data(), d_ones, n_, p_, 1, d_ones, products_d_, d_out);
+  chunked_cross_product(blas_, X_d_.data(), n_, d_ones, n_, n_, p_, 1, d_ones, products_d_, d_out);
   center.resize(p);
   CUDA_CHECK(cudaMemcpyAsync(center.data(), d_out, sizeof(double) * p_, cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -96,7 +70,7 @@ void DeviceStandardizedRows::moments(Eigen::VectorXd& center, Eigen::MatrixXd& c
   upload_vector(center, centers_d_.reserve(p_));
   double* d_centered = deviations_d_.reserve(n_ * p_);
   column_deviations(X_d_.data(), n_, p_, centers_d_.data(), false, d_centered, stream_);
-  chunked_cross_product(blas_, d_centered, d_centered, n_, p_, p_, d_ones, products_d_, d_out);
+  chunked_cross_product(blas_, d_centered, n_, d_centered, n_, n_, p_, p_, d_ones, products_d_, d_out);
   covariance.resize(p, p);
   CUDA_CHECK(cudaMemcpyAsync(covariance.data(), d_out, sizeof(double) * p_ * p_, cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
