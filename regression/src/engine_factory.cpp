@@ -6,6 +6,7 @@
 #include "cpu_engine.hpp"
 #ifdef ROBUSTFIT_CUDA_ENGINE
 #include "cuda/device_row_reductions.hpp"
+#include "cuda/device_ops.hpp"
 #include "cuda/device_standardized_rows.hpp"
 #endif
 #include "robustfit/common/parallel.hpp"
@@ -73,7 +74,8 @@ std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const E
   } catch (const std::invalid_argument&) {
     return nullptr;  // make_engine says why, where the host's path asks for the engine
   }
-  if (chosen == Backend::cuda && static_cast<std::size_t>(X.rows()) >= cuda::kDeviceStandardizedMinRows)
+  if (chosen == Backend::cuda && static_cast<std::size_t>(X.rows()) >= cuda::kDeviceStandardizedMinRows &&
+      static_cast<std::size_t>(X.cols()) <= cuda::kMaxMomentColumns)
     return std::make_unique<cuda::DeviceStandardizedRows>(X, selection);
 #endif
   (void)X, (void)backend, (void)selection, (void)search;

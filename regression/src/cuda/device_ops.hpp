@@ -118,6 +118,16 @@ void column_deviations(const Scalar* d_X, std::size_t n, std::size_t p, const Sc
 template <class Scalar>
 void standardize_columns(Scalar* d_X, std::size_t n, std::size_t p, const Scalar* d_centers, const Scalar* d_scales,
                          cudaStream_t stream);
+// Sums over the n rows of X (n x p, ld n, p <= kMaxMomentColumns) about `centers`: with pairs,
+// d_out[j (j + 1) / 2 + k] = sum_i (X(i, j) - c_j)(X(i, k) - c_k) for k <= j; without,
+// d_out[j] = sum_i (X(i, j) - c_j). In double, in a fixed order (deterministic), without cuBLAS
+// (whose first call in a process loads its kernels: 0.1 s). d_scratch: column_moments_scratch(p).
+inline constexpr std::size_t kMaxMomentColumns = 63;
+inline constexpr unsigned kMomentBlocks = 512;
+std::size_t column_moments_scratch(std::size_t p);
+template <class Scalar>
+void column_moments(const Scalar* d_X, std::size_t n, std::size_t p, const Scalar* d_centers, bool pairs, double* d_scratch,
+                    double* d_out, cudaStream_t stream);
 // v[i] = value for i < n.
 template <class Scalar>
 void fill(Scalar* d_v, std::size_t n, Scalar value, cudaStream_t stream);

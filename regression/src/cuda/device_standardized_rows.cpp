@@ -2,8 +2,6 @@
 
 #include <vector>
 
-#include "chunked_products.hpp"
-#include "cublas_check.hpp"
 #include "cuda_engine.hpp"
 #include "device_ops.hpp"
 #include "host_staging.hpp"
@@ -18,9 +16,6 @@ DeviceStandardizedRows::DeviceStandardizedRows(Eigen::Ref<const Eigen::MatrixXd>
   detail::Stopwatch trace_watch;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   try {
-    CUBLAS_CHECK(cublasCreate(&blas_));
-    cudaGetLastError();  // cublasCreate may succeed after an internal allocation failure
-    CUBLAS_CHECK(cublasSetStream(blas_, stream_));
     double* d_X = X_d_.reserve(n_ * p_);
     if (X.outerStride() == X.rows()) {
       upload_through_staging(d_X, X.data(), n_ * p_, stream_);
@@ -29,17 +24,13 @@ DeviceStandardizedRows::DeviceStandardizedRows(Eigen::Ref<const Eigen::MatrixXd>
         upload_through_staging(d_X + static_cast<std::size_t>(j) * n_, X.col(j).data(), n_, stream_);
     }
   } catch (...) {  // the destructor does not run when the constructor throws
-    if (blas_) cublasDestroy(blas_);
     cudaStreamDestroy(stream_);
     throw;
   }
   detail::trace("mcd device rows uploaded", trace_watch.lap());
 }
 
-DeviceStandardizedRows::~DeviceStandardizedRows() {
-  cublasDestroy(blas_);
-  cudaStreamDestroy(stream_);
-}
+DeviceStandardizedRows::~DeviceStandardizedRows() { cudaStreamDestroy(stream_); }
 
 void DeviceStandardizedRows::kth_of_columns(const double* d_columns, std::size_t k, Eigen::VectorXd& out) {
   double* d_out = results_d_.reserve(p_);
@@ -55,26 +46,28 @@ void DeviceStandardizedRows::upload_vector(const Eigen::VectorXd& v, double* d_v
 }
 
 void DeviceStandardizedRows::moments(Eigen::VectorXd& center, Eigen::MatrixXd& covariance) {
-  // Two passes, as the host's moments: the column means, then the Gram matrix of the centered
-  // rows (the same formulas; summed in another order, so the last bits may differ).
+  // Two passes, as the host's moments: the column means, then the sums of products about them
+  // (the same formulas; summed in another order, so the last bits may differ).
   detail::Stopwatch trace_watch;
   const auto p = static_cast<Eigen::Index>(p_);
-  double* d_ones = ones_d_.reserve(n_ + 1);  // the means' Y, and the chunks' sum
-  fill(d_ones, n_ + 1, 1.0, stream_);
-  double* d_out = results_d_.reserve(p_ * p_);
-  chunked_cross_product(blas_, X_d_.data(), n_, d_ones, n_, n_, p_, 1, d_ones, products_d_, d_out);
+  double* d_scratch = scratch_d_.reserve(column_moments_scratch(p_));
+  double* d_out = results_d_.reserve(p_ * (p_ + 1) / 2);
+  upload_vector(Eigen::VectorXd::Zero(p), centers_d_.reserve(p_));
+  column_moments(X_d_.data(), n_, p_, centers_d_.data(), false, d_scratch, d_out, stream_);
   center.resize(p);
   CUDA_CHECK(cudaMemcpyAsync(center.data(), d_out, sizeof(double) * p_, cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   center /= static_cast<double>(n_);
-  upload_vector(center, centers_d_.reserve(p_));
-  double* d_centered = deviations_d_.reserve(n_ * p_);
-  column_deviations(X_d_.data(), n_, p_, centers_d_.data(), false, d_centered, stream_);
-  chunked_cross_product(blas_, d_centered, n_, d_centered, n_, n_, p_, p_, d_ones, products_d_, d_out);
-  covariance.resize(p, p);
-  CUDA_CHECK(cudaMemcpyAsync(covariance.data(), d_out, sizeof(double) * p_ * p_, cudaMemcpyDeviceToHost, stream_));
+  upload_vector(center, centers_d_.data());
+  column_moments(X_d_.data(), n_, p_, centers_d_.data(), true, d_scratch, d_out, stream_);
+  std::vector<double> lower(p_ * (p_ + 1) / 2);
+  CUDA_CHECK(cudaMemcpyAsync(lower.data(), d_out, sizeof(double) * lower.size(), cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
-  covariance /= static_cast<double>(n_ - 1);
+  covariance.resize(p, p);
+  for (Eigen::Index j = 0; j < p; ++j)
+    for (Eigen::Index k = 0; k <= j; ++k)
+      covariance(j, k) = covariance(k, j) = lower[static_cast<std::size_t>(j * (j + 1) / 2 + k)] / static_cast<double>(n_ - 1);
+  scratch_d_.release();
   detail::trace("mcd device moments", trace_watch.lap());
 }
 
@@ -91,8 +84,6 @@ void DeviceStandardizedRows::medians_and_mads(std::size_t h, Eigen::VectorXd& me
   column_deviations(X_d_.data(), n_, p_, centers_d_.data(), true, d_deviations, stream_);
   kth_of_columns(d_deviations, h - 1, mad);
   deviations_d_.release();  // the search's memory
-  ones_d_.release();
-  products_d_.release();
   detail::trace("mcd device medians mads", trace_watch.lap());
 }
 

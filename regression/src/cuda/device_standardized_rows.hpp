@@ -1,9 +1,8 @@
 #pragma once
 // StandardizedRows on the GPU (standardized_rows.hpp): X uploaded once; the moments of all rows
-// (chunked cuBLAS products), column medians and MADs (batched selection: exact order statistics, the host's
+// (column_moments: no cuBLAS, whose first call in a process costs 0.1 s), column medians and MADs (batched selection: exact order statistics, the host's
 // numbers) on the device; the rows standardized in place and handed to a CudaEngine<double> as
 // its data.
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <Eigen/Core>
@@ -42,9 +41,8 @@ class DeviceStandardizedRows final : public detail::StandardizedRows {
   std::size_t n_, p_;
   selection::Algorithm selection_;
   cudaStream_t stream_ = nullptr;
-  cublasHandle_t blas_ = nullptr;
   selection::cuda::Workspace workspace_;
-  DeviceArray<double> X_d_, deviations_d_, ones_d_, products_d_, results_d_, centers_d_, scales_d_;
+  DeviceArray<double> X_d_, deviations_d_, scratch_d_, results_d_, centers_d_, scales_d_;
 };
 
 }  // namespace robustfit::regression::cuda
