@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "robustfit/regression/fit_result.hpp"
+#include "standardized_rows.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -101,6 +102,13 @@ class Engine {
 
   // An engine over a subset of the rows (FAST-LTS's nested subsamples).
   virtual std::unique_ptr<Engine> restrict_to(std::span<const std::size_t> rows) const = 0;
+
+  // FAST-MCD's rows (standardized_rows.hpp) from columns first .. first + count - 1 of this
+  // engine's X where it keeps them on a device in double (the CUDA engine: a copy there, no
+  // second upload; the LTS fit's robust distances); null otherwise.
+  virtual std::unique_ptr<StandardizedRows> standardized_columns(std::size_t /*first*/, std::size_t /*count*/) const {
+    return nullptr;
+  }
 
   // This engine's GEMM and selection time so far, where it measures them (not its restrict_to
   // engines'); the CPU engine does not (its candidates run on many threads at once).

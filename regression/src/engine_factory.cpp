@@ -66,7 +66,8 @@ std::unique_ptr<Engine> make_engine(const ModelData& data, Backend backend, sele
 }
 
 std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const Eigen::MatrixXd> X, Backend backend,
-                                                              selection::Algorithm selection, const SearchSize& search) {
+                                                              selection::Algorithm selection, const SearchSize& search,
+                                                              const Engine* holder, std::size_t first) {
 #ifdef ROBUSTFIT_CUDA_ENGINE
   Backend chosen = Backend::cpu;
   try {
@@ -75,10 +76,13 @@ std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const E
     return nullptr;  // make_engine says why, where the host's path asks for the engine
   }
   if (chosen == Backend::cuda && static_cast<std::size_t>(X.rows()) >= cuda::kDeviceStandardizedMinRows &&
-      static_cast<std::size_t>(X.cols()) <= cuda::kMaxMomentColumns)
+      static_cast<std::size_t>(X.cols()) <= cuda::kMaxMomentColumns) {
+    if (holder != nullptr)
+      if (auto copied = holder->standardized_columns(first, static_cast<std::size_t>(X.cols()))) return copied;
     return std::make_unique<cuda::DeviceStandardizedRows>(X, selection);
+  }
 #endif
-  (void)X, (void)backend, (void)selection, (void)search;
+  (void)X, (void)backend, (void)selection, (void)search, (void)holder, (void)first;
   return nullptr;
 }
 

@@ -32,9 +32,12 @@ Backend engine_backend(Backend backend, selection::Algorithm selection, Precisio
 // make_engine would choose the CUDA engine for `search` in double precision and X has enough
 // rows (cuda::kDeviceStandardizedMinRows); else null (also
 // when make_engine would throw: it then says why where the search asks for its engine). Throws
-// selection::cuda::OutOfMemory when X does not fit on the device.
+// selection::cuda::OutOfMemory when X does not fit on the device. `holder`: an engine that keeps
+// X as its columns first .. (LTS's design, for its robust distances): copied from there on the
+// device when it can (Engine::standardized_columns) instead of uploaded again.
 std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const Eigen::MatrixXd> X, Backend backend,
-                                                              selection::Algorithm selection, const SearchSize& search);
+                                                              selection::Algorithm selection, const SearchSize& search,
+                                                              const Engine* holder = nullptr, std::size_t first = 0);
 
 // The reductions over all rows (row_reductions.hpp) of a one-process fit whose engine runs on
 // `backend`: with CUDA the GPU's (cuda/device_row_reductions.hpp: the same answers, the large

@@ -135,12 +135,19 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   // FAST-MCD's robust distances depend on the predictors alone: likewise, one process computes
   // them meanwhile with an engine and reductions of their own (their host passes then overlap
   // the search's GPU work: at 10^7 x 10 some 0.25 s). Its errors come out where they did.
+  McdParts mcd_parts = parts.mcd;  // before the future: the thread uses it until the future ends
   std::unique_ptr<RowReductions> mcd_reductions;
   std::future<RobustDistances> mcd_distances;
   if (options.mcd && parts.reductions && engine->backend_name() == "cuda" && !all.spans_processes()) {
     mcd_reductions = parts.reductions(*engine);
+    // The predictors are this engine's columns after the intercept's: on the device already.
+    if (mcd_parts.standardized_on_device)
+      mcd_parts.standardized_on_device = [&engine = *engine, first = data.intercept ? 1u : 0u](
+                                             Eigen::Ref<const Eigen::MatrixXd> X, const McdOptions& mcd, const SearchSize& size) {
+        return standardized_rows_on_device(X, mcd.backend, mcd.selection, size, &engine, first);
+      };
     mcd_distances = std::async(std::launch::async,
-                               [&] { return robust_distances(data, *mcd_reductions, options, alpha, parts.mcd); });
+                               [&] { return robust_distances(data, *mcd_reductions, options, alpha, mcd_parts); });
   }
   Stopwatch starts_watch;
   const Eigen::MatrixXd extra = default_search ? parts.deterministic_starts(h) : Eigen::MatrixXd();

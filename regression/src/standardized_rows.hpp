@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <memory>
 
-#include "engine.hpp"
-
 namespace robustfit::regression::detail {
+
+class Engine;
 
 class StandardizedRows {
  public:

@@ -130,5 +130,26 @@ TEST(CudaMcd, LtsRobustDistancesSameAsTheCpu) {
     EXPECT_NEAR(gpu.robust_distances[i], cpu.robust_distances[i], 1e-8 * (1 + cpu.robust_distances[i]));
 }
 
+// Above 65536 rows the LTS fit's FAST-MCD takes its rows from the LTS engine's columns on the
+// device (a copy there, Engine::standardized_columns) instead of uploading X again: the same
+// robust distances as the CPU backend's.
+TEST(CudaMcd, LargeLtsRobustDistancesFromTheEnginesColumns) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const std::size_t n = 100000;
+  const Eigen::MatrixXd X = normal_rows(n, 4, 15000, 5, 11);
+  Eigen::VectorXd y = X.rowwise().sum();
+  for (Eigen::Index i = 0; i < y.size(); ++i) y(i) += 0.1 * std::sin(static_cast<double>(i)) + (i % 9 == 0 ? 20.0 : 0.0);
+  regression::LtsOptions options;
+  options.backend = Backend::cpu;
+  const auto cpu = regression::fit_lts(X, y, options);
+  options.backend = Backend::cuda;
+  const auto gpu = regression::fit_lts(X, y, options);
+  ASSERT_EQ(gpu.robust_distances.size(), n);
+  ASSERT_EQ(cpu.robust_distances.size(), n);
+  EXPECT_EQ(gpu.rd_cutoff, cpu.rd_cutoff);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_NEAR(gpu.robust_distances[i], cpu.robust_distances[i], 1e-8 * (1 + cpu.robust_distances[i])) << "row " << i;
+}
+
 }  // namespace
 }  // namespace robustfit::testing

@@ -14,6 +14,7 @@
 #include "robustfit/common/parallel.hpp"
 #include "cublas_check.hpp"
 #include "device_ops.hpp"
+#include "device_standardized_rows.hpp"
 #include "host_staging.hpp"
 #include "engine_factory.hpp"
 #include "least_squares.hpp"
@@ -378,6 +379,17 @@ std::unique_ptr<detail::Engine> CudaEngine<Scalar>::restrict_to(std::span<const 
   data->intercept = data_.intercept;
   if (rows.size() <= kCpuDelegationRows) return std::make_unique<detail::CpuEngine>(std::move(data->X), std::move(data->y));
   return std::make_unique<CudaEngine>(std::unique_ptr<const detail::ModelData>(std::move(data)), selection_);
+}
+
+template <class Scalar>
+std::unique_ptr<detail::StandardizedRows> CudaEngine<Scalar>::standardized_columns(std::size_t first, std::size_t count) const {
+  if constexpr (std::is_same_v<Scalar, double>) {
+    if (first + count > p_) throw std::logic_error("standardized_columns: columns out of range");
+    return std::make_unique<DeviceStandardizedRows>(X_d_.data() + first * n_, n_, count, selection_);
+  } else {
+    (void)first, (void)count;
+    return nullptr;  // float rows: FAST-MCD computes in double
+  }
 }
 
 template <class Scalar>

@@ -53,6 +53,7 @@ class CudaEngine final : public detail::Engine {
   void lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bool adjust_intercept,
                       std::span<double> out, std::size_t needed) override;
   std::unique_ptr<detail::Engine> restrict_to(std::span<const std::size_t> rows) const override;
+  std::unique_ptr<detail::StandardizedRows> standardized_columns(std::size_t first, std::size_t count) const override;
   void subset_grams(const detail::SubsetMatrix& rows, Eigen::MatrixXd& grams) override;
   void mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                   Eigen::MatrixXd& grams) override;

@@ -30,6 +30,21 @@ DeviceStandardizedRows::DeviceStandardizedRows(Eigen::Ref<const Eigen::MatrixXd>
   detail::trace("mcd device rows uploaded", trace_watch.lap());
 }
 
+DeviceStandardizedRows::DeviceStandardizedRows(const double* d_X, std::size_t n, std::size_t p, selection::Algorithm selection)
+    : n_(n), p_(p), selection_(selection) {
+  cudaGetLastError();
+  detail::Stopwatch trace_watch;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  try {
+    CUDA_CHECK(cudaMemcpyAsync(X_d_.reserve(n_ * p_), d_X, sizeof(double) * n_ * p_, cudaMemcpyDeviceToDevice, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  } catch (...) {
+    cudaStreamDestroy(stream_);
+    throw;
+  }
+  detail::trace("mcd device rows copied", trace_watch.lap());
+}
+
 DeviceStandardizedRows::~DeviceStandardizedRows() { cudaStreamDestroy(stream_); }
 
 void DeviceStandardizedRows::kth_of_columns(const double* d_columns, std::size_t k, Eigen::VectorXd& out) {

@@ -24,6 +24,9 @@ class DeviceStandardizedRows final : public detail::StandardizedRows {
  public:
   // Uploads X (throws selection::cuda::OutOfMemory when the device lacks the room).
   DeviceStandardizedRows(Eigen::Ref<const Eigen::MatrixXd> X, selection::Algorithm selection);
+  // Copies the n x p column-major d_X (ld n) already on the current device (an engine's
+  // columns, which must not change during the copy).
+  DeviceStandardizedRows(const double* d_X, std::size_t n, std::size_t p, selection::Algorithm selection);
   ~DeviceStandardizedRows() override;
   DeviceStandardizedRows(const DeviceStandardizedRows&) = delete;
   DeviceStandardizedRows& operator=(const DeviceStandardizedRows&) = delete;
