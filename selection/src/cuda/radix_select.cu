@@ -6,8 +6,16 @@
 // match the prefix into a buffer (fused with its histogram) and later passes read only those.
 // Rescan variant (small n, no O(n) memory): every pass re-reads the input and skips
 // non-matching keys. The first pass also counts NaNs, so NaN detection costs no extra read.
+// One-launch variant (n up to kOneLaunchMaxSize, where the input stays in L2 between passes):
+// the rescan passes in one cooperative kernel, the grid waiting at grid.sync() after each
+// histogram and every block choosing the digit itself from it (the find kernel's scan): no
+// host round trip but the answer's, written straight to pinned host memory. At 2^20 floats the
+// launches and copies of the separate kernels were most of the 38-50 us.
+#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
+#include <algorithm>
+#include <optional>
 #include <type_traits>
 
 #include "algorithms.cuh"
@@ -25,6 +33,9 @@ constexpr int kPassThreads = 512;
 constexpr int kItemsPerThread = 4;  // loads in flight per thread per step
 constexpr int kFindThreads = 1024;
 static_assert(kBins % kFindThreads == 0);
+static_assert(kBins % kPassThreads == 0);
+// Up to this many values the one-launch variant runs (its passes then read from L2).
+constexpr std::size_t kOneLaunchMaxSize = std::size_t{1} << 22;
 
 
 template <class Key>
@@ -151,6 +162,87 @@ __global__ __launch_bounds__(kFindThreads) void radix_find(unsigned long long* h
   }
 }
 
+// The one-launch variant's answer: the key and the NaN count, written by block 0.
+template <class Key>
+struct OneLaunchAnswer {
+  Key key;
+  unsigned long long nan_count;
+};
+
+// Every pass of radix_select_keys's rescan variant (full keys, base 0) in one cooperative
+// launch. hist: pass_count x kBins zeroed counters; *nans: zero. Each block keeps (prefix, k):
+// all blocks read the same histogram after grid.sync() and so choose the same digit.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void radix_one_launch(const T* x, std::size_t n, unsigned long long k,
+                                                                 unsigned long long* hist, unsigned long long* nans,
+                                                                 OneLaunchAnswer<typename KeyTraits<T>::Key>* answer) {
+  using Key = typename KeyTraits<T>::Key;
+  using Scan = cub::BlockScan<unsigned long long, kPassThreads>;
+  constexpr int kBits = KeyTraits<T>::kBits;
+  constexpr int kBinsPerThread = kBins / kPassThreads;
+  __shared__ unsigned int counts[kBins];
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ Key chosen_prefix;
+  __shared__ unsigned long long chosen_k;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  Key prefix = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (int pass = 0; pass < pass_count(kBits); ++pass) {
+    const int shift = digit_shift(kBits, pass), prev_shift = pass == 0 ? 0 : digit_shift(kBits, pass - 1);
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x) counts[b] = 0;
+    __syncthreads();
+    unsigned long long block_nans = 0;
+    for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < n; base += stride * kItemsPerThread) {
+      Key keys[kItemsPerThread];
+      bool match[kItemsPerThread];
+#pragma unroll
+      for (int j = 0; j < kItemsPerThread; ++j) {
+        const std::size_t i = base + j * stride + threadIdx.x;
+        match[j] = i < n;
+        const T value = match[j] ? x[i] : T(0);
+        if (pass == 0) block_nans += (value != value);
+        keys[j] = KeyTraits<T>::to_key(value);
+      }
+#pragma unroll
+      for (int j = 0; j < kItemsPerThread; ++j)
+        if (match[j] && (pass == 0 || (keys[j] >> prev_shift) == prefix))
+          atomicAdd(&counts[(keys[j] >> shift) & Key(kBins - 1)], 1u);
+    }
+    __syncthreads();
+    unsigned long long* pass_hist = hist + std::size_t(pass) * kBins;
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x)
+      if (counts[b] != 0) atomicAdd(&pass_hist[b], counts[b]);
+    if (pass == 0 && block_nans != 0) atomicAdd(nans, block_nans);
+    grid.sync();  // every block's counts are in pass_hist
+    // The bin holding rank k (radix_find's scan, with this block's threads).
+    unsigned long long bins[kBinsPerThread], total = 0;
+#pragma unroll
+    for (int j = 0; j < kBinsPerThread; ++j) {
+      bins[j] = pass_hist[threadIdx.x * kBinsPerThread + j];
+      total += bins[j];
+    }
+    unsigned long long below = 0;
+    Scan(scan_storage).ExclusiveSum(total, below);
+#pragma unroll
+    for (int j = 0; j < kBinsPerThread; ++j) {
+      if (k >= below && k < below + bins[j]) {
+        chosen_prefix = (prefix << digit_width(kBits, pass)) | Key(threadIdx.x * kBinsPerThread + j);
+        chosen_k = k - below;
+      }
+      below += bins[j];
+    }
+    __syncthreads();
+    prefix = chosen_prefix;
+    k = chosen_k;
+    __syncthreads();  // chosen_* and the scan storage are written again by the next pass
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    answer->key = prefix;
+    answer->nan_count = *nans;  // complete: added before the first grid.sync()
+    __threadfence_system();
+  }
+}
+
 }  // namespace
 
 // Radix select on the keys minus `base`, which must fit in `key_bits` bits (the full key width
@@ -214,9 +306,45 @@ Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, co
   return {KeyTraits<T>::from_key(h_state->prefix + base), h_state->nan_count != 0};
 }
 
+// The one-launch variant where the device runs cooperative launches and the grid fits on it
+// at once; nullopt otherwise (the caller then runs the separate passes).
+template <class T>
+std::optional<Checked<T>> radix_select_one_launch(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace,
+                                                  cudaStream_t stream) {
+  using Key = typename KeyTraits<T>::Key;
+  static const int resident = [] {
+    int device = 0, cooperative = 0, per_multiprocessor = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device) != cudaSuccess || !cooperative ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, radix_one_launch<T>, kPassThreads, 0) !=
+            cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return per_multiprocessor * multiprocessor_count();
+  }();
+  if (resident == 0) return std::nullopt;
+  constexpr int kPasses = pass_count(KeyTraits<T>::kBits);
+  const auto per_block = std::size_t(kPassThreads) * kItemsPerThread;
+  const auto grid = static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, static_cast<std::size_t>(resident)));
+  // Counters: the passes' histograms, then the NaN count.
+  auto* d_counts = workspace.device_as<unsigned long long>(kRadixHistogram, std::size_t(kPasses) * kBins + 1);
+  auto* h_answer = workspace.host_as<OneLaunchAnswer<Key>>(kRadixState, 1);
+  CUDA_CHECK(cudaMemsetAsync(d_counts, 0, (std::size_t(kPasses) * kBins + 1) * sizeof *d_counts, stream));
+  unsigned long long* d_nans = d_counts + std::size_t(kPasses) * kBins;
+  unsigned long long rank = k;
+  void* args[] = {const_cast<T**>(&d_values), &n, &rank, &d_counts, &d_nans, &h_answer};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(radix_one_launch<T>), dim3(grid), dim3(kPassThreads), args, 0,
+                                         stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return Checked<T>{KeyTraits<T>::from_key(h_answer->key), h_answer->nan_count != 0};
+}
+
 template <class T>
 Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k, const RadixParams& params,
                                 Workspace& workspace, cudaStream_t stream) {
+  if (n <= kOneLaunchMaxSize)
+    if (const auto answer = radix_select_one_launch(d_values, n, k, workspace, stream)) return *answer;
   return radix_select_keys(d_values, n, k, params, typename KeyTraits<T>::Key(0), KeyTraits<T>::kBits, workspace,
                            stream);
 }
