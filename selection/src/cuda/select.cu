@@ -8,7 +8,8 @@
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
 //   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
-//   one rank, otherwise               -> radix (copying variant from 2^20, rescan below)
+//   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values, the
+//                                       copying variant beyond)
 //   (bracket, Floyd–Rivest finished on the device, would replace both from kBracketAutoMinSize
 //   with kAutoUsesBracket on: measured, not faster enough, off)
 //   many ranks                       -> up to kLoopRanks ranks: the one-rank choice per rank;
