@@ -661,6 +661,7 @@ void multivariate(Rows X, const McdOptions& options, const McdParts& parts, doub
     try {
       on_device = parts.standardized_on_device(X, options, size);
     } catch (const std::bad_alloc&) {
+      // X does not fit on the device: the host's path (whose engine may still fit, in batches)
     }
   }
   const auto done_on_device = [&](auto&& step) {
