@@ -28,7 +28,8 @@ install(TARGETS robustfit ${ROBUSTFIT_LIBRARY_TARGETS} EXPORT robustfitTargets
 install(EXPORT robustfitTargets NAMESPACE robustfit:: DESTINATION ${ROBUSTFIT_INSTALL_CMAKEDIR})
 
 # The package config finds what the exported targets name (Eigen3::Eigen, Threads::Threads and,
-# in a CUDA build, CUDA::cudart_static / CUDA::cublas from the toolkit this build used).
+# in a CUDA build, CUDA::cudart_static / CUDA::cublas / CUDA::cusolver from the toolkit this
+# build used).
 set(ROBUSTFIT_PACKAGE_CUDA_ROOT "")
 if(ROBUSTFIT_WITH_CUDA)
   get_filename_component(ROBUSTFIT_PACKAGE_CUDA_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)

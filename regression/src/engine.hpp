@@ -21,6 +21,17 @@
 
 namespace robustfit::regression::detail {
 
+// [X y] of an engine's data in device memory as double, beside the host's copy it mirrors (the
+// CUDA engine in double precision): the finish factors its row subsets there
+// (DeviceRowReductions::local_factors). Device pointers, valid while the engine lives.
+struct DeviceDesign {
+  const Eigen::MatrixXd* host_X = nullptr;
+  const Eigen::VectorXd* host_y = nullptr;
+  const double* X = nullptr;  // n x p, column-major
+  const double* y = nullptr;
+  std::size_t n = 0, p = 0;
+};
+
 // Row indices of elemental subsets: column j holds the p rows of candidate j.
 using SubsetMatrix = Eigen::Matrix<std::int64_t, Eigen::Dynamic, Eigen::Dynamic>;
 
@@ -109,6 +120,9 @@ class Engine {
   virtual std::unique_ptr<StandardizedRows> standardized_columns(std::size_t /*first*/, std::size_t /*count*/) const {
     return nullptr;
   }
+
+  // Where the engine keeps its host data's X and y on a device in double: DeviceDesign.
+  virtual std::optional<DeviceDesign> device_design() const { return std::nullopt; }
 
   // This engine's GEMM and selection time so far, where it measures them (not its restrict_to
   // engines'); the CPU engine does not (its candidates run on many threads at once).

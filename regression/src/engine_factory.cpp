@@ -95,6 +95,9 @@ std::unique_ptr<RowReductions> one_process_reductions(Backend backend) {
 }
 
 std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine) {
+#ifdef ROBUSTFIT_CUDA_ENGINE
+  if (engine.backend_name() == "cuda") return std::make_unique<cuda::DeviceRowReductions>(engine.device_design());
+#endif
   return one_process_reductions(engine.backend_name() == "cuda" ? Backend::cuda : Backend::cpu);
 }
 

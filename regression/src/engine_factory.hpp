@@ -43,7 +43,8 @@ std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const E
 // `backend`: with CUDA the GPU's (cuda/device_row_reductions.hpp: the same answers, the large
 // selections and sorts on the device), else the host's.
 std::unique_ptr<RowReductions> one_process_reductions(Backend backend);
-// The same for an engine: after its backend_name().
+// The same for an engine: after its backend_name(); a CUDA engine's device copy of [X y]
+// (device_design) also serves the finish's QR factors. The engine must outlive the result.
 std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine);
 
 #ifdef ROBUSTFIT_CUDA_ENGINE

@@ -40,7 +40,7 @@ Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd&
 
 Eigen::MatrixXd stacked_factors_of_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
                                         const Eigen::VectorXd& y, std::span<const std::size_t> rows) {
-  return reductions.stacked(factors_of_rows(X, y, rows));
+  return reductions.stacked(reductions.local_factors(X, y, rows));
 }
 
 std::optional<Eigen::VectorXd> ls_on_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,

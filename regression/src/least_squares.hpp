@@ -22,8 +22,8 @@ std::optional<Eigen::VectorXd> ls_of_factors(const Eigen::MatrixXd& stacked, std
 // stacked_block_factors of exactly `rows`: none gives no factor rows (not all rows).
 Eigen::MatrixXd factors_of_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::span<const std::size_t> rows);
 
-// reductions.stacked(factors_of_rows(X, y, rows)): the factors ls_on_rows solves from, over all
-// parts (inference reuses them for the same rows).
+// reductions.stacked(reductions.local_factors(X, y, rows)): the factors ls_on_rows solves from,
+// over all parts (inference reuses them for the same rows).
 Eigen::MatrixXd stacked_factors_of_rows(const RowReductions& reductions, const Eigen::MatrixXd& X,
                                         const Eigen::VectorXd& y, std::span<const std::size_t> rows);
 

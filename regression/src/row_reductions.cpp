@@ -3,11 +3,17 @@
 #include <algorithm>
 
 #include "all_rows.hpp"
+#include "least_squares.hpp"
 #include "robustfit/selection/cpu_select.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
 #include "univariate.hpp"
 
 namespace robustfit::regression::detail {
+
+Eigen::MatrixXd RowReductions::local_factors(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                             std::span<const std::size_t> rows) const {
+  return factors_of_rows(X, y, rows);
+}
 
 std::vector<std::size_t> RowReductions::smallest_h(const Eigen::VectorXd& values, std::size_t h) const {
   return selection::smallest_h_parallel(values_of(values), h).rows;

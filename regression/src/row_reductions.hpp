@@ -37,6 +37,10 @@ class RowReductions {
   // The rows of every part's `local` (c columns, any number of rows, the same c everywhere), one
   // part after another: stacked QR factors whose R factor is that of all rows.
   virtual Eigen::MatrixXd stacked(const Eigen::MatrixXd& local) const { return local; }
+  // QR factors of this part's `rows` of [X y] (least_squares.hpp's factors_of_rows: block
+  // factors of a host TSQR; a device may give the one R factor of all of them instead).
+  virtual Eigen::MatrixXd local_factors(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                        std::span<const std::size_t> rows) const;
 
   // This part's rows (sorted, local numbers) of the h smallest of `values` over all parts, ties
   // going to the lower row: smallest_h_parallel's rows.

@@ -6,6 +6,8 @@
 // (which keeps the host's), against the CPU backend. Skips without a device.
 #include <gtest/gtest.h>
 
+#include <Eigen/QR>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,8 +17,11 @@
 
 #include "gpu_skip.hpp"
 #include "mcd_compare.hpp"
+#include "regression/src/cuda/cuda_engine.hpp"
 #include "regression/src/cuda/device_row_reductions.hpp"
+#include "regression/src/design_matrix.hpp"
 #include "regression/src/engine_factory.hpp"
+#include "regression/src/least_squares.hpp"
 #include "regression/src/row_reductions.hpp"
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/data/scenarios.hpp"
@@ -189,6 +194,64 @@ TEST(DeviceRowReductions, TheCudaBackendGetsThem) {
   EXPECT_EQ(dynamic_cast<DeviceRowReductions*>(regression::detail::one_process_reductions(Backend::cpu).get()), nullptr);
 }
 
+data::Scenario contaminated(std::size_t n, std::size_t q, std::uint64_t seed) {
+  data::ScenarioSpec spec;
+  spec.n = n;
+  spec.q = q;
+  spec.epsilon = 0.2;
+  spec.contamination = data::Contamination::bad_leverage;
+  spec.seed = seed;
+  return data::make_scenario(spec);
+}
+
+// R with a non-negative diagonal (QR factors are unique up to row signs).
+Eigen::MatrixXd positive_diagonal(Eigen::MatrixXd R) {
+  for (Eigen::Index i = 0; i < R.rows(); ++i)
+    if (R(i, i) < 0) R.row(i) *= -1;
+  return R;
+}
+
+// The finish's QR factors of a subset of rows of the CUDA engine's design, by cuSOLVER on the
+// engine's device copy, against the host's TSQR (reduced to one R): the same R to rounding and
+// the same least-squares coefficients; anything but the engine's own host X and y, and work
+// below the threshold, stay on the host (bit for bit the host's blocks).
+TEST(DeviceRowReductions, LocalFactorsOfTheEnginesDesignAsTheHostTsqr) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  const data::Scenario s = contaminated(100003, 12, 24);
+  const auto data = regression::detail::make_model_data(s.X, s.y, true);
+  regression::cuda::CudaEngine<double> engine(data, selection::Algorithm::automatic);
+  ASSERT_TRUE(engine.device_design().has_value());
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < data.n(); ++i)
+    if (i % 3 != 1 && i % 7 != 0) rows.push_back(i);
+  const RowReductions host;
+  const Eigen::MatrixXd blocks = host.local_factors(data.X, data.y, rows);
+  const Eigen::MatrixXd host_R = positive_diagonal(Eigen::HouseholderQR<Eigen::MatrixXd>(blocks).matrixQR()
+                                                       .topRows(blocks.cols()).triangularView<Eigen::Upper>());
+  const DeviceRowReductions device(engine.device_design(), 0);
+  const Eigen::MatrixXd device_R = device.local_factors(data.X, data.y, rows);
+  EXPECT_EQ(device.device_calls(), 1u);
+  ASSERT_EQ(device_R.rows(), host_R.rows());
+  ASSERT_EQ(device_R.cols(), host_R.cols());
+  const double size = host_R.cwiseAbs().maxCoeff();
+  const Eigen::MatrixXd difference = positive_diagonal(device_R) - host_R;
+  EXPECT_LT(difference.cwiseAbs().maxCoeff(), 1e-11 * size);
+  const auto beta_host = regression::detail::ls_on_rows(data.X, data.y, rows);
+  const auto beta_device = regression::detail::ls_of_factors(device_R, rows.size());
+  ASSERT_TRUE(beta_host && beta_device);
+  for (Eigen::Index j = 0; j < beta_host->size(); ++j)
+    EXPECT_NEAR((*beta_device)(j), (*beta_host)(j), 1e-10 * (1 + std::abs((*beta_host)(j)))) << "coefficient " << j;
+
+  // Another matrix with the same numbers is not the engine's copy; little work stays home too.
+  const Eigen::MatrixXd X_copy = data.X;
+  EXPECT_EQ(device.local_factors(X_copy, data.y, rows), blocks);
+  const DeviceRowReductions thresholded(engine.device_design());
+  EXPECT_EQ(thresholded.local_factors(data.X, data.y, rows), blocks);
+  EXPECT_EQ(device.device_calls() + thresholded.device_calls(), 1u);
+  // The float engine's copy is not the design's numbers.
+  EXPECT_FALSE(regression::cuda::CudaEngine<float>(data, selection::Algorithm::automatic).device_design().has_value());
+}
+
 // Fits whose finish runs over the device's reductions (n above the threshold) against the CPU.
 void expect_same_fit(const regression::FitResult& cpu, const regression::FitResult& gpu) {
   EXPECT_EQ(gpu.backend, "cuda");
@@ -204,16 +267,6 @@ void expect_same_fit(const regression::FitResult& cpu, const regression::FitResu
   ASSERT_EQ(gpu.robust_distances.size(), cpu.robust_distances.size());
   for (std::size_t i = 0; i < cpu.robust_distances.size(); ++i)
     ASSERT_NEAR(gpu.robust_distances[i], cpu.robust_distances[i], 1e-8 * (1 + cpu.robust_distances[i])) << "row " << i;
-}
-
-data::Scenario contaminated(std::size_t n, std::size_t q, std::uint64_t seed) {
-  data::ScenarioSpec spec;
-  spec.n = n;
-  spec.q = q;
-  spec.epsilon = 0.2;
-  spec.contamination = data::Contamination::bad_leverage;
-  spec.seed = seed;
-  return data::make_scenario(spec);
 }
 
 TEST(DeviceRowReductionsFits, LtsWithAndWithoutInterceptSameAsTheCpu) {

@@ -118,6 +118,14 @@ void CudaEngine<Scalar>::set_up(Load&& load) {
 }
 
 template <class Scalar>
+std::optional<detail::DeviceDesign> CudaEngine<Scalar>::device_design() const {
+  if constexpr (std::is_same_v<Scalar, double>) {
+    if (host_data_) return detail::DeviceDesign{&data_.X, &data_.y, X_d_.data(), y_d_.data(), n_, p_};
+  }
+  return std::nullopt;  // float copies, or no host data to mirror
+}
+
+template <class Scalar>
 const detail::ModelData& CudaEngine<Scalar>::host_data() const {
   if (!host_data_) throw std::logic_error("this CUDA engine keeps its rows on the device only (FAST-MCD's search)");
   return data_;

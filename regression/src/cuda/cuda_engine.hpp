@@ -60,6 +60,7 @@ class CudaEngine final : public detail::Engine {
   bool offers_mcd_rows() const override { return true; }
   void mcd_rows(const Eigen::VectorXd& center, const Eigen::MatrixXd& whitener, std::size_t h, double threshold,
                 Eigen::VectorXd* distances, std::vector<std::size_t>* rows, Eigen::MatrixXd* gram) override;
+  std::optional<detail::DeviceDesign> device_design() const override;
   std::optional<detail::KernelTimes> kernel_times() const override {
     return detail::KernelTimes{clock_.residuals_s(), clock_.selection_s()};
   }

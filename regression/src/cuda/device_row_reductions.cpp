@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device_array.hpp"
+#include "device_row_factors.hpp"
 #include "robustfit/common/parallel.hpp"
 #include "host_staging.hpp"
 #include "reduction_ops.hpp"
@@ -33,6 +34,7 @@ struct DeviceRowReductions::State {
   PinnedArray<std::int32_t> host_rows;
   PinnedArray<std::int64_t> host_count;
   PinnedArray<SumBelow> host_below;
+  DeviceRowFactors factors;
   std::size_t device_calls = 0, fallbacks = 0;
   std::mutex turn;  // one call at a time on the stream and buffers (callers may be several threads)
 
@@ -50,6 +52,7 @@ struct DeviceRowReductions::State {
     temp.release();
     count.release();
     below.release();
+    factors.release();
     workspace.release();
   }
 
@@ -101,7 +104,8 @@ StatePool& pool() {
 
 }  // namespace
 
-DeviceRowReductions::DeviceRowReductions() {
+DeviceRowReductions::DeviceRowReductions(std::optional<detail::DeviceDesign> design, std::size_t factors_min_work)
+    : design_(design), factors_min_work_(factors_min_work) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
@@ -263,6 +267,17 @@ detail::VarianceWindowScan DeviceRowReductions::min_variance_window(const Eigen:
   const auto host = [&] { return RowReductions::min_variance_window(values, h, shift); };
   if (h == 0 || h > n) return host();
   return on_device(n, [&](State& s) { return detail::scan_variance_windows(s.sorted_on_host(values), h, shift); }, host);
+}
+
+Eigen::MatrixXd DeviceRowReductions::local_factors(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                                   std::span<const std::size_t> rows) const {
+  const auto host = [&] { return RowReductions::local_factors(X, y, rows); };
+  const auto q = static_cast<std::size_t>(X.cols()) + 1;
+  if (!design_ || design_->host_X != &X || design_->host_y != &y || rows.size() < factors_min_work_ / (q * q))
+    return host();
+  return on_device(static_cast<std::size_t>(X.rows()), [&](State& s) {
+    return s.factors.factor(design_->X, design_->y, design_->n, design_->p, rows, s.stream);
+  }, host);
 }
 
 }  // namespace robustfit::regression::cuda
