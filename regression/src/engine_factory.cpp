@@ -86,6 +86,15 @@ std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const E
   return nullptr;
 }
 
+std::jthread warm_up_cuda_for(Backend backend, selection::Algorithm selection, Precision precision,
+                              const SearchSize& search) {
+  try {
+    if (engine_backend(backend, selection, precision, search) == Backend::cuda) return selection::warm_up_cuda_context();
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
 std::unique_ptr<RowReductions> one_process_reductions(Backend backend) {
 #ifdef ROBUSTFIT_CUDA_ENGINE
   if (backend == Backend::cuda) return std::make_unique<cuda::DeviceRowReductions>();

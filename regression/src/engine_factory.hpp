@@ -2,6 +2,7 @@
 // Picks and builds the engine for a backend request.
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "backend_cost.hpp"
 #include "design_matrix.hpp"
@@ -43,6 +44,12 @@ std::unique_ptr<StandardizedRows> standardized_rows_on_device(Eigen::Ref<const E
 // `backend`: with CUDA the GPU's (cuda/device_row_reductions.hpp: the same answers, the large
 // selections and sorts on the device), else the host's.
 std::unique_ptr<RowReductions> one_process_reductions(Backend backend);
+// Where a search of `search`'s size would run on the CUDA engine: the CUDA context started on a
+// thread of its own (selection::warm_up_cuda_context; ~0.3 s on an H200), to come up while the
+// host checks and copies the design. Otherwise, or for options make_engine will refuse, an
+// empty thread (a small fit that stays on the CPU does not wait for a context it never uses).
+std::jthread warm_up_cuda_for(Backend backend, selection::Algorithm selection, Precision precision,
+                              const SearchSize& search);
 // The same for an engine: after its backend_name(); a CUDA engine's device copy of [X y]
 // (device_design) also serves the finish's QR factors. The engine must outlive the result.
 std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine);

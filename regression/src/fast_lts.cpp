@@ -184,6 +184,10 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
 FitResult fit_lts(MatrixRef X, VectorRef y, const LtsOptions& options) {
   detail::Stopwatch total;
   detail::check_lts_options(options);
+  const std::jthread cuda_context = detail::warm_up_cuda_for(
+      options.backend, options.selection, options.precision,
+      detail::SearchSize{static_cast<std::size_t>(X.rows()), static_cast<std::size_t>(X.cols()) + (options.intercept ? 1 : 0),
+                         options.subsets.value_or(detail::kDefaultLtsStarts)});
   detail::Stopwatch trace_watch;
   const detail::ModelData data = detail::make_model_data(X, y, options.intercept);
   detail::trace("make_model_data", trace_watch.lap());
