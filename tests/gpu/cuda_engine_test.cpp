@@ -297,7 +297,7 @@ TEST(CudaEngine, RestrictedEngineOwnsItsRows) {
 // 30 predictors (q = 31) the masked Gram kernel keeps two pairs per thread and 16 candidates per
 // read of X (kernels for wider designs than the datasets' 3); the integer data keep every Gram
 // sum exact there too. Wider still (50 and 61 predictors), the rows every candidate takes are
-// summed apart from the others (common_rows_gram_kernel).
+// summed apart from the others, all in register tiles (tiled_gram.cuh).
 template <class Scalar>
 void check_c_steps_through_ties(std::size_t m, Eigen::Index predictors = 3) {
   const Eigen::Index n = 30011, q = predictors + 1;
@@ -341,8 +341,8 @@ TEST(CudaEngine, CStepsThroughTiesMatchTheCpuEngine) {
   check_c_steps_through_ties<double>(40, 30);
   check_c_steps_through_ties<double>(3, 30);
   check_c_steps_through_ties<float>(5, 30);
-  // Up to 32 candidates of a wide design sum the rows they all take in common_rows_gram_kernel
-  // (4 x 4 tiles; 13 and 16 tiles a side), the others in the masked kernel.
+  // Up to 32 candidates of a wide design: the rows they all take summed once, the others four
+  // candidates a block (tiled_gram.cuh: 4 x 4 tiles, 13 and 16 a side), 1, 3 and 4 in the last block.
   check_c_steps_through_ties<double>(20, 50);
   check_c_steps_through_ties<double>(1, 50);
   check_c_steps_through_ties<float>(32, 50);

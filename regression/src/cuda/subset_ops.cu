@@ -5,7 +5,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
-#include "common_rows_gram.cuh"
+#include "tiled_gram.cuh"
 #include "device_ops.hpp"
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "../../../selection/src/cuda/dynamic_shared_memory.cuh"
@@ -244,15 +244,14 @@ __global__ void __launch_bounds__(kThreads) subset_masks_kernel(const Scalar* R2
 // Thread layout: a row group of `span` threads (a multiple of 32) owns pair lane, lane + span,
 // ... (kPairs per thread); `groups` row groups split each pass's rows. Per-block partials,
 // summed in a fixed order later: the grid is fixed, so the bits do not depend on the device.
-// taken_by_all (0: none): with at most 32 candidates, the rows whose word has all these bits set are
-// summed by common_rows_gram_kernel instead and skipped here.
+// Wide designs with at most 32 candidates use tiled_gram_kernel instead (tiled_gram.cuh).
 constexpr unsigned kGramBlocks = 528;
 unsigned gram_blocks(std::size_t n) { return static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, kGramBlocks)); }
 
 template <class Scalar, int kPairs, int kCands>
 __global__ void __launch_bounds__(kThreads) masked_gram_kernel(const Scalar* X, const Scalar* y, const unsigned* masks,
                                                                std::size_t n, std::size_t p, std::size_t m,
-                                                               unsigned taken_by_all, double* partial) {
+                                                               double* partial) {
   static_assert(kMaskBits % kCands == 0, "a group's bits lie in one mask word");
   __shared__ unsigned row_masks[kThreads];
   extern __shared__ double rows_tile[];  // kThreads x q: this pass's rows
@@ -284,8 +283,7 @@ __global__ void __launch_bounds__(kThreads) masked_gram_kernel(const Scalar* X, 
     const std::size_t i = base + threadIdx.x;
     unsigned take = 0;
     if (i < n) {
-      const unsigned bits = word[i];
-      take = taken_by_all != 0 && (bits & taken_by_all) == taken_by_all ? 0u : (bits >> shift) & every;
+      take = (word[i] >> shift) & every;
       if (take != 0) {
         double* row = rows_tile + threadIdx.x * q;
         for (int col = 0; col + 1 < q; ++col) row[col] = static_cast<double>(X[static_cast<std::size_t>(col) * n + i]);
@@ -406,9 +404,10 @@ void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scala
   });
 }
 
-// Wide designs (more products than threads: several groups of candidates, each reading [X y]
-// and summing its shared rows again) with at most 32 candidates (one mask word per row) sum the
-// rows that all candidates take once, in common_rows_gram_kernel.
+// Wide designs (more products than threads: masked_gram_kernel would keep several pairs per
+// thread and read [X y] once per few candidates, summing their shared rows each time) with at
+// most 32 candidates (one mask word per row): the rows that all candidates take summed once and
+// everything in 4 x 4 register tiles (tiled_gram_kernel).
 bool sums_common_rows(std::size_t q, std::size_t m) { return q * (q + 1) / 2 > kThreads && m <= kMaskBits; }
 
 std::size_t subset_gram_scratch(std::size_t n, std::size_t p, std::size_t m) {
@@ -443,21 +442,34 @@ void subset_gram(const Scalar* d_X, const Scalar* d_y, const Scalar* d_R2, std::
   CUDA_CHECK(cudaMemsetAsync(d_G, 0, sizeof(double) * q * q * m, stream));
   const unsigned blocks = gram_blocks(n);
   const std::size_t pairs = q * (q + 1) / 2;
-  unsigned common = 0;        // the bits of every candidate: a row taken by all
-  double* common_G = nullptr;  // their Gram matrix (lower triangle, q x q)
+  // count candidates' per-block partials summed into G (plus base, where given).
+  const auto reduce = [&](const double* partial, std::size_t count, const double* base, double* G) {
+    const std::size_t entries = count * pairs, warps_per_block = kThreads / 32;
+    gram_reduce_kernel<<<static_cast<unsigned>(std::min<std::size_t>((entries + warps_per_block - 1) / warps_per_block, 65535)),
+                         kThreads, 0, stream>>>(partial, q, blocks, count, base, G);
+    CUDA_CHECK_LAUNCH();
+  };
   if (sums_common_rows(q, m)) {
-    common = m == kMaskBits ? ~0u : (1u << m) - 1u;
+    // The rows every candidate takes, summed once; each candidate's other rows four candidates
+    // a block; then each candidate's sum plus the common one.
+    const unsigned every = m == kMaskBits ? ~0u : (1u << m) - 1u;
     double* common_partial = d_gram_scratch + m * blocks * pairs;
-    common_G = common_partial + blocks * pairs;
-    const auto kernel = detail::common_rows_gram_kernel<kThreads, Scalar>;
-    const std::size_t shared_bytes = sizeof(double) * detail::common_gram_shared_doubles(kThreads, static_cast<int>(q));
-    selection::cuda::detail::allow_dynamic_shared_memory(kernel, shared_bytes);
-    kernel<<<blocks, kThreads, shared_bytes, stream>>>(d_X, d_y, masks, n, static_cast<int>(q), common, common_partial);
+    double* common_G = common_partial + blocks * pairs;
+    const std::size_t shared_bytes = sizeof(double) * detail::tiled_gram_shared_doubles(kThreads, static_cast<int>(q));
+    const auto common_kernel = detail::tiled_gram_kernel<kThreads, 1, true, Scalar>;
+    selection::cuda::detail::allow_dynamic_shared_memory(common_kernel, shared_bytes);
+    common_kernel<<<blocks, kThreads, shared_bytes, stream>>>(d_X, d_y, masks, n, static_cast<int>(q), m, every,
+                                                             common_partial);
     CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemsetAsync(common_G, 0, sizeof(double) * q * q, stream));
-    gram_reduce_kernel<<<static_cast<unsigned>((pairs + kThreads / 32 - 1) / (kThreads / 32)), kThreads, 0, stream>>>(
-        common_partial, q, blocks, 1, nullptr, common_G);
+    constexpr int kTiledCands = 4;
+    const auto own_kernel = detail::tiled_gram_kernel<kThreads, kTiledCands, false, Scalar>;
+    selection::cuda::detail::allow_dynamic_shared_memory(own_kernel, shared_bytes);
+    own_kernel<<<dim3(blocks, static_cast<unsigned>((m + kTiledCands - 1) / kTiledCands)), kThreads, shared_bytes, stream>>>(
+        d_X, d_y, masks, n, static_cast<int>(q), m, every, d_gram_scratch);
     CUDA_CHECK_LAUNCH();
+    reduce(common_partial, 1, nullptr, common_G);
+    reduce(d_gram_scratch, m, common_G, d_G);
+    return;
   }
   const auto launch = [&](auto kernel, std::size_t candidates_per_block) {
     selection::cuda::detail::allow_dynamic_shared_memory(kernel, tile_bytes);
@@ -468,7 +480,7 @@ void subset_gram(const Scalar* d_X, const Scalar* d_y, const Scalar* d_R2, std::
       const std::size_t first = first_group * candidates_per_block;
       const auto count = static_cast<unsigned>(std::min(per_slice, groups - first_group));
       kernel<<<dim3(blocks, count), kThreads, tile_bytes, stream>>>(
-          d_X, d_y, masks + first / kMaskBits * n, n, p, std::min(m - first, count * candidates_per_block), common,
+          d_X, d_y, masks + first / kMaskBits * n, n, p, std::min(m - first, count * candidates_per_block),
           d_gram_scratch + first * blocks * (q * (q + 1) / 2));
       CUDA_CHECK_LAUNCH();
     }
@@ -484,10 +496,7 @@ void subset_gram(const Scalar* d_X, const Scalar* d_y, const Scalar* d_R2, std::
     launch(masked_gram_kernel<Scalar, 4, 8>, 8);
   else
     launch(masked_gram_kernel<Scalar, 8, 4>, 4);
-  const std::size_t entries = m * q * (q + 1) / 2, warps_per_block = kThreads / 32;
-  gram_reduce_kernel<<<static_cast<unsigned>(std::min<std::size_t>((entries + warps_per_block - 1) / warps_per_block, 65535)),
-                       kThreads, 0, stream>>>(d_gram_scratch, q, blocks, m, common_G, d_G);
-  CUDA_CHECK_LAUNCH();
+  reduce(d_gram_scratch, m, nullptr, d_G);
 }
 
 #define RF_INSTANTIATE(Scalar)                                                                                    \
