@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../../../selection/src/cuda/cuda_check.cuh"
+#include "../../../selection/src/cuda/dynamic_shared_memory.cuh"
 #include "fast_bucket.hpp"
 #include "float_keys.hpp"
 #include "interval_lookup.hpp"
@@ -180,6 +181,29 @@ struct FloatBucketOf {
   const std::uint32_t* buckets;     // the bucket of each; nullptr: its position
   const std::uint32_t* bins;        // the lookup's table
   detail::IntervalLookup lookup;
+  // The tables' words, and the same lookup over copies of them at `shared` (copied by the whole
+  // block; the caller synchronises): each value's lookups are a few scattered reads, which
+  // shared memory serves per bank where L1 takes a cycle per cache sector (ncu: 73 % of the
+  // count's stalls were these loads).
+  __host__ __device__ std::uint32_t table_words() const {
+    const auto thresholds_count = static_cast<std::uint32_t>(lookup.last) + 1;
+    return thresholds_count * (buckets != nullptr ? 2 : 1) + 2 * static_cast<std::uint32_t>(lookup.bins);
+  }
+  __device__ FloatBucketOf staged(std::uint32_t* shared) const {
+    const auto thresholds_count = static_cast<std::uint32_t>(lookup.last) + 1;
+    const auto bin_words = 2 * static_cast<std::uint32_t>(lookup.bins);
+    FloatBucketOf copy = *this;
+    copy.thresholds = shared;
+    copy.bins = shared + thresholds_count;
+    for (std::uint32_t w = threadIdx.x; w < thresholds_count; w += blockDim.x) shared[w] = thresholds[w];
+    for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) shared[thresholds_count + w] = bins[w];
+    if (buckets != nullptr) {
+      std::uint32_t* map = shared + thresholds_count + bin_words;
+      for (std::uint32_t w = threadIdx.x; w < thresholds_count; w += blockDim.x) map[w] = buckets[w];
+      copy.buckets = map;
+    }
+    return copy;
+  }
   __device__ std::uint32_t load(Index i) const { return detail::float_key(values[i]); }
   __device__ std::uint32_t of(Index, std::uint32_t key) const {
     const std::uint32_t at = detail::interval_of(lookup, bins, thresholds, key);
@@ -337,15 +361,17 @@ static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are c
 constexpr unsigned kCountThreads = 512;
 constexpr int kCountItems = 8;
 
-template <class Classify>  // BucketOfCandidate or FloatBucketOf
+// kStaged: the classifier's tables are copied to dynamic shared memory first (FloatBucketOf).
+template <class Classify, bool kStaged = false>  // BucketOfCandidate or FloatBucketOf
 __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket, std::uint64_t count,
                                                                  std::uint32_t buckets, unsigned long long* counts) {
   __shared__ unsigned int block_counts[kSharedBins];
+  extern __shared__ std::uint32_t staged_tables[];
+  if constexpr (kStaged) bucket = bucket.staged(staged_tables);
   const bool in_shared = buckets <= kSharedBins;
-  if (in_shared) {
+  if (in_shared)
     for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
-    __syncthreads();
-  }
+  if (in_shared || kStaged) __syncthreads();
   const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
   for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
     decltype(bucket.load(0)) keys[kCountItems];
@@ -374,6 +400,10 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
 // space (floats in [0, 1) fill the top binades), so it takes many bins to give most boundaries
 // a bin of their own, and a bin with no boundary answers without a search.
 constexpr std::uint64_t kLookupBins = 4096;
+// The float count's tables in shared memory, at most (thresholds of 8192 buckets and the lookup's
+// 4096 bins; a bucket map beside them when the buckets are not in key order is larger: then the
+// count reads them through L1 as before).
+constexpr std::size_t kMaxStagedBytes = sizeof(std::uint32_t) * (8192 + 2 * kLookupBins);
 
 unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
@@ -392,7 +422,11 @@ class CudaLocalShard final : public LocalShard {
                                                              kCountThreads, 0));
     count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
     if constexpr (std::is_same_v<T, float>) {
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<FloatBucketOf>, kCountThreads, 0));
+      // With the largest staged tables (8192 thresholds and 4096 bins: 64 KB; 2 blocks per SM on
+      // an H100 or H200); fewer blocks run where they do not fit.
+      selection::cuda::detail::allow_dynamic_shared_memory(count_kernel<FloatBucketOf, true>, kMaxStagedBytes);
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<FloatBucketOf, true>,
+                                                               kCountThreads, kMaxStagedBytes));
       float_count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
     }
   }
@@ -525,7 +559,12 @@ class CudaLocalShard final : public LocalShard {
           const FloatBucketOf float_bucket{all_.get(), reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
                                            identity ? nullptr : reinterpret_cast<const std::uint32_t*>(tables + at_float_buckets),
                                            reinterpret_cast<const std::uint32_t*>(tables + at_float_bins), float_lookup};
-          count_kernel<<<blocks, kCountThreads>>>(float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts);
+          const std::size_t staged_bytes = sizeof(std::uint32_t) * float_bucket.table_words();
+          if (staged_bytes <= kMaxStagedBytes)
+            count_kernel<FloatBucketOf, true><<<blocks, kCountThreads, staged_bytes>>>(
+                float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts);
+          else
+            count_kernel<<<blocks, kCountThreads>>>(float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts);
         }
       }
       if (!by_float) count_kernel<<<blocks, kCountThreads>>>(assignment_, size_, static_cast<std::uint32_t>(buckets), d_counts);
