@@ -363,8 +363,11 @@ constexpr int kCountItems = 8;
 
 // kStaged: the classifier's tables are copied to dynamic shared memory first (FloatBucketOf).
 template <class Classify, bool kStaged = false>  // BucketOfCandidate or FloatBucketOf
+// per_block (may be null): every block's count of every bucket, block-major (with in-shared
+// counts only), for the reduce's placement (float_reduce_kernel).
 __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket, std::uint64_t count,
-                                                                 std::uint32_t buckets, unsigned long long* counts) {
+                                                                 std::uint32_t buckets, unsigned long long* counts,
+                                                                 std::uint32_t* per_block = nullptr) {
   __shared__ unsigned int block_counts[kSharedBins];
   extern __shared__ std::uint32_t staged_tables[];
   if constexpr (kStaged) bucket = bucket.staged(staged_tables);
@@ -391,9 +394,93 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
   }
   if (in_shared) {
     __syncthreads();
-    for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x)
+    for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) {
       if (block_counts[b] != 0) atomicAdd(&counts[b], static_cast<unsigned long long>(block_counts[b]));
+      if (per_block != nullptr) per_block[std::size_t{blockIdx.x} * buckets + b] = block_counts[b];
+    }
   }
+}
+
+// The first reduce of float values in one pass (instead of a stable selection, a pass for the
+// selected values' slots and a sort by slot): each value's slot by FloatHasSlot's lookup, its
+// tables staged in shared memory, and the values with a slot written as keys straight into
+// their slot's segment. The grid and the values of each block are the float count's, which
+// kept every block's count per bucket, so each (slot, block) has its place in the segment
+// (slot_block_starts) and a block places its values there by shared-memory counters: no global
+// atomics (one per slot and warp crowded a few hundred addresses: 2-4x slower than the
+// selection). Within a block's part the order is its atomics' (any order: the later passes
+// count, select and bound a segment's keys, all independent of their order).
+constexpr std::size_t kMaxReduceStagedBytes = 160 * 1024;  // larger tables: the selection through L1
+
+struct FloatSlotTables {
+  detail::IntervalLookup lookup;
+  const std::uint32_t* bins;
+  const std::uint32_t* thresholds;  // the ranges' edges as float thresholds: lookup.last + 1
+  const std::int32_t* slots;
+  __host__ __device__ std::uint32_t words() const {
+    return 2 * (static_cast<std::uint32_t>(lookup.last) + 1) + 2 * static_cast<std::uint32_t>(lookup.bins);
+  }
+};
+
+// starts[s * blocks + j]: where block j's values of slot s go (one thread per slot): the slot's
+// segment start plus the counts of its bucket in the blocks before j.
+__global__ void slot_block_starts(const std::uint32_t* per_block, std::uint32_t buckets, std::uint32_t blocks,
+                                  const std::uint32_t* bucket_of_slot, const std::uint64_t* segment_starts,
+                                  std::uint32_t slots, std::uint64_t* starts) {
+  const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= slots) return;
+  std::uint64_t at = segment_starts[s];
+  for (std::uint32_t j = 0; j < blocks; ++j) {
+    starts[std::size_t{s} * blocks + j] = at;
+    at += per_block[std::size_t{j} * buckets + bucket_of_slot[s]];
+  }
+}
+
+__global__ void __launch_bounds__(kCountThreads) float_reduce_kernel(const float* values, std::uint64_t count,
+                                                                     FloatSlotTables tables, std::uint32_t slot_count,
+                                                                     const std::uint64_t* block_starts,
+                                                                     const std::uint32_t* per_block, std::uint32_t buckets,
+                                                                     const std::uint32_t* bucket_of_slot, Key* keys_out,
+                                                                     std::uint32_t* slots_out, unsigned* mismatch) {
+  extern __shared__ std::uint32_t staged[];
+  const auto edges = static_cast<std::uint32_t>(tables.lookup.last) + 1, bin_words = 2 * static_cast<std::uint32_t>(tables.lookup.bins);
+  std::uint32_t* cursors = staged + 2 * edges + bin_words;
+  for (std::uint32_t w = threadIdx.x; w < edges; w += blockDim.x) {
+    staged[w] = tables.thresholds[w];
+    staged[edges + w] = static_cast<std::uint32_t>(tables.slots[w]);
+  }
+  for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) staged[2 * edges + w] = tables.bins[w];
+  for (std::uint32_t s = threadIdx.x; s < slot_count; s += blockDim.x) cursors[s] = 0;
+  __syncthreads();
+  const std::uint32_t* thresholds = staged;
+  const auto* slots = reinterpret_cast<const std::int32_t*>(staged + edges);
+  const std::uint32_t* bins = staged + 2 * edges;
+  // count_kernel's loop: the same values in the same block.
+  const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
+  for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
+    float v[kCountItems];
+#pragma unroll
+    for (int k = 0; k < kCountItems; ++k) {
+      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
+      v[k] = i < count ? values[i] : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < kCountItems; ++k) {
+      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
+      if (i >= count) break;
+      const std::uint32_t key = detail::float_key(v[k]);
+      if (key < thresholds[0]) continue;
+      const std::int32_t slot = slots[detail::interval_of(tables.lookup, bins, thresholds, key)];
+      if (slot < 0) continue;
+      const std::uint64_t to = block_starts[std::size_t(slot) * gridDim.x + blockIdx.x] + atomicAdd(&cursors[slot], 1u);
+      keys_out[to] = key_of(static_cast<double>(v[k]));
+      slots_out[to] = static_cast<std::uint32_t>(slot);
+    }
+  }
+  // Each block placed exactly its counted values of each slot (else the tables disagree).
+  __syncthreads();
+  for (std::uint32_t s = threadIdx.x; s < slot_count; s += blockDim.x)
+    if (cursors[s] != per_block[std::size_t{blockIdx.x} * buckets + bucket_of_slot[s]]) atomicOr(mismatch, 1u);
 }
 
 // Bins of the interval lookups (32 KB tables, held in L1): values spread unevenly over the key
@@ -547,6 +634,7 @@ class CudaLocalShard final : public LocalShard {
                    by_table};
     buckets_ = buckets;
     counted_ = true;
+    per_block_blocks_ = 0;
     local_counts_.assign(buckets, 0);
     if (size_ > 0) {
       unsigned long long* d_counts = counts_.reserve(buckets);
@@ -560,9 +648,12 @@ class CudaLocalShard final : public LocalShard {
                                            identity ? nullptr : reinterpret_cast<const std::uint32_t*>(tables + at_float_buckets),
                                            reinterpret_cast<const std::uint32_t*>(tables + at_float_bins), float_lookup};
           const std::size_t staged_bytes = sizeof(std::uint32_t) * float_bucket.table_words();
-          if (staged_bytes <= kMaxStagedBytes)
+          if (staged_bytes <= kMaxStagedBytes && buckets <= kSharedBins) {
+            // With every block's counts: the reduce that follows places the values by them.
             count_kernel<FloatBucketOf, true><<<blocks, kCountThreads, staged_bytes>>>(
-                float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts);
+                float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts, per_block_.reserve(std::size_t{blocks} * buckets));
+            per_block_blocks_ = blocks;
+          }
           else
             count_kernel<<<blocks, kCountThreads>>>(float_bucket, size_, static_cast<std::uint32_t>(buckets), d_counts);
         }
@@ -572,6 +663,42 @@ class CudaLocalShard final : public LocalShard {
       CUDA_CHECK(cudaMemcpy(local_counts_.data(), d_counts, buckets * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     }
     return local_counts_;
+  }
+
+  // The first reduce of float values (float_reduce_kernel): next_ and sorted_slots_ get the
+  // values of every slot, as keys, in their segments (kept buckets from 0, then the singles'),
+  // each block's count of each slot checked against the count's. Needs the count's per-block
+  // counts (per_block_blocks_ != 0).
+  void place_float_values(const FloatSlotTables& tables, std::span<const std::uint64_t> keep,
+                          std::span<const std::uint64_t> singles, std::uint64_t expected) {
+    std::vector<std::uint64_t> starts;
+    std::vector<std::uint32_t> bucket_of_slot;
+    std::uint64_t at = 0;
+    for (const auto& buckets : {keep, singles})
+      for (const std::uint64_t b : buckets) {
+        starts.push_back(at), bucket_of_slot.push_back(static_cast<std::uint32_t>(b));
+        at += local_counts_[b];
+      }
+    if (at != expected || starts.empty()) throw std::logic_error("reduce: the slots' segments differ from the counts");
+    const auto slot_count = static_cast<std::uint32_t>(starts.size());
+    const std::uint32_t blocks = per_block_blocks_;
+    const std::uint64_t* d_segment_starts = segment_offsets_.upload(starts);
+    const std::uint32_t* d_bucket_of_slot = slot_buckets_.upload(bucket_of_slot);
+    std::uint64_t* d_block_starts = block_starts_.reserve(std::size_t{slot_count} * blocks);
+    slot_block_starts<<<(slot_count + 127) / 128, 128>>>(per_block_.get(), static_cast<std::uint32_t>(buckets_), blocks,
+                                                        d_bucket_of_slot, d_segment_starts, slot_count, d_block_starts);
+    CUDA_CHECK_LAUNCH();
+    unsigned* d_mismatch = mismatch_.reserve(1);
+    CUDA_CHECK(cudaMemset(d_mismatch, 0, sizeof(unsigned)));
+    Key* keys = next_.reserve(expected);
+    std::uint32_t* slots = sorted_slots_.reserve(expected);
+    const std::size_t shared_bytes = sizeof(std::uint32_t) * (tables.words() + slot_count);
+    selection::cuda::detail::allow_dynamic_shared_memory(float_reduce_kernel, kMaxReduceStagedBytes);
+    float_reduce_kernel<<<blocks, kCountThreads, shared_bytes>>>(all_.get(), size_, tables, slot_count, d_block_starts,
+                                                                 per_block_.get(), static_cast<std::uint32_t>(buckets_),
+                                                                 d_bucket_of_slot, keys, slots, d_mismatch);
+    CUDA_CHECK_LAUNCH();
+    if (mismatch_.download(1)[0] != 0) throw std::logic_error("reduce: the values placed differ from the counts");
   }
 
   std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
@@ -587,6 +714,7 @@ class CudaLocalShard final : public LocalShard {
     for (std::uint64_t b : singles) expected += local_counts_[b];
     std::uint64_t selected = 0;
     bool split = false;  // the selection holds KeySlot pairs still to split
+    bool placed = false;  // the values are in their slots' segments already (place_float_values)
     Key* keys_by_slot = next_unsorted_.reserve(expected);
     std::uint32_t* slots = slot_values_.reserve(expected);
     const bool by_key = detail::make_slot_ranges(intervals_host_, keep, singles, slot_ranges_);
@@ -625,13 +753,23 @@ class CudaLocalShard final : public LocalShard {
         } else {
           T* chosen = chosen_values_.reserve(expected);
           if constexpr (std::is_same_v<T, float>) {
-            select_if(all_.get(), chosen,
-                      FloatHasSlot{float_lookup, reinterpret_cast<const std::uint32_t*>(tables + at_float_bins),
-                                   reinterpret_cast<const std::uint32_t*>(tables + at_thresholds), slot_tables.slots});
+            const FloatSlotTables float_tables{float_lookup, reinterpret_cast<const std::uint32_t*>(tables + at_float_bins),
+                                               reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
+                                               slot_tables.slots};
+            if (per_block_blocks_ != 0 &&
+                sizeof(std::uint32_t) * (float_tables.words() + keep.size() + singles.size()) <= kMaxReduceStagedBytes) {
+              place_float_values(float_tables, keep, singles, expected);
+              selected = expected;
+              placed = true;
+            } else {
+              select_if(all_.get(), chosen,
+                        FloatHasSlot{float_lookup, float_tables.bins, float_tables.thresholds, slot_tables.slots});
+            }
           } else {
             select_if(all_.get(), chosen, HasSlotByKey<T>{slot_tables});
           }
-          if (selected > 0) key_slots_of<<<grid_for(selected), 256>>>(chosen, selected, slot_tables, keys_by_slot, slots);
+          if (selected > 0 && !placed)
+            key_slots_of<<<grid_for(selected), 256>>>(chosen, selected, slot_tables, keys_by_slot, slots);
         }
         CUDA_CHECK_LAUNCH();
       } else {  // overlapping intervals: each candidate's bucket, as counted
@@ -651,7 +789,7 @@ class CudaLocalShard final : public LocalShard {
     if (selected != expected) throw std::logic_error("reduce: the selected candidates differ from the counts");
     std::uint32_t* sorted_slots = sorted_slots_.reserve(selected);
     Key* next = next_.reserve(selected);
-    if (selected > 0) {
+    if (selected > 0 && !placed) {
       if (split) {
         split_key_slots<<<grid_for(selected), 256>>>(chosen_.get(), selected, keys_by_slot, slots);
         CUDA_CHECK_LAUNCH();
@@ -764,6 +902,11 @@ class CudaLocalShard final : public LocalShard {
   DeviceBuffer<T> chosen_values_;
   DeviceBuffer<Key> next_unsorted_, next_;
   DeviceBuffer<std::uint32_t> slot_values_, sorted_slots_;
+  // The last float count's per-block counts (blocks x buckets) and its grid (0: none).
+  DeviceBuffer<std::uint32_t> per_block_, slot_buckets_;
+  std::uint32_t per_block_blocks_ = 0;
+  DeviceBuffer<std::uint64_t> block_starts_;
+  DeviceBuffer<unsigned> mismatch_;
   DeviceBuffer<unsigned long long> counts_;
   int multiprocessors_ = 1;
   std::uint64_t count_blocks_ = 1;  // count_kernel's blocks that run at once
