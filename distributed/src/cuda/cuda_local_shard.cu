@@ -179,7 +179,7 @@ struct FloatBucketOf {
   const float* values;
   const std::uint32_t* thresholds;  // float_threshold of every bucket's first key, in key order
   const std::uint32_t* buckets;     // the bucket of each; nullptr: its position
-  const std::uint32_t* bins;        // the lookup's table
+  const std::uint16_t* bins;        // the lookup's table, narrowed (at most 65536 thresholds)
   detail::IntervalLookup lookup;
   // The tables' words, and the same lookup over copies of them at `shared` (copied by the whole
   // block; the caller synchronises): each value's lookups are a few scattered reads, which
@@ -187,16 +187,17 @@ struct FloatBucketOf {
   // count's stalls were these loads).
   __host__ __device__ std::uint32_t table_words() const {
     const auto thresholds_count = static_cast<std::uint32_t>(lookup.last) + 1;
-    return thresholds_count * (buckets != nullptr ? 2 : 1) + 2 * static_cast<std::uint32_t>(lookup.bins);
+    return thresholds_count * (buckets != nullptr ? 2 : 1) + static_cast<std::uint32_t>(lookup.bins);  // 2 entries a word
   }
   __device__ FloatBucketOf staged(std::uint32_t* shared) const {
     const auto thresholds_count = static_cast<std::uint32_t>(lookup.last) + 1;
-    const auto bin_words = 2 * static_cast<std::uint32_t>(lookup.bins);
+    const auto bin_words = static_cast<std::uint32_t>(lookup.bins);
     FloatBucketOf copy = *this;
     copy.thresholds = shared;
-    copy.bins = shared + thresholds_count;
+    copy.bins = reinterpret_cast<const std::uint16_t*>(shared + thresholds_count);
+    const auto* bin_pairs = reinterpret_cast<const std::uint32_t*>(bins);  // 16-byte aligned (Staging)
     for (std::uint32_t w = threadIdx.x; w < thresholds_count; w += blockDim.x) shared[w] = thresholds[w];
-    for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) shared[thresholds_count + w] = bins[w];
+    for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) shared[thresholds_count + w] = bin_pairs[w];
     if (buckets != nullptr) {
       std::uint32_t* map = shared + thresholds_count + bin_words;
       for (std::uint32_t w = threadIdx.x; w < thresholds_count; w += blockDim.x) map[w] = buckets[w];
@@ -487,10 +488,13 @@ __global__ void __launch_bounds__(kCountThreads) float_reduce_kernel(const float
 // space (floats in [0, 1) fill the top binades), so it takes many bins to give most boundaries
 // a bin of their own, and a bin with no boundary answers without a search.
 constexpr std::uint64_t kLookupBins = 4096;
-// The float count's tables in shared memory, at most (thresholds of 8192 buckets and the lookup's
-// 4096 bins; a bucket map beside them when the buckets are not in key order is larger: then the
-// count reads them through L1 as before).
-constexpr std::size_t kMaxStagedBytes = sizeof(std::uint32_t) * (8192 + 2 * kLookupBins);
+// The float count's lookup: twice the bins in 16-bit entries (the same 32 KB), so that a crowded
+// bin (floats in [0, 1): ~30 of 8192 thresholds in a bin of 4096) needs one search step fewer.
+constexpr std::uint64_t kFloatLookupBins = 2 * kLookupBins;
+// The float count's tables in shared memory, at most (thresholds of 8192 buckets and the
+// lookup's bins; a bucket map beside them when the buckets are not in key order is larger: then
+// the count reads them through L1).
+constexpr std::size_t kMaxStagedBytes = sizeof(std::uint32_t) * (8192 + kFloatLookupBins);
 
 unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
@@ -614,12 +618,16 @@ class CudaLocalShard final : public LocalShard {
             first_keys_host_.push_back(starts_host_[j]);
             float_buckets_host_.push_back(static_cast<std::uint32_t>(j));
           }
+        by_float = first_keys_host_.size() <= 65536;  // the lookup's entries in 16 bits
+      }
+      if (by_float) {
         thresholds_host_ = detail::float_thresholds(first_keys_host_);
         first_keys_host_.assign(thresholds_host_.begin(), thresholds_host_.end());  // the lookup's lows, widened
-        float_lookup = detail::make_interval_lookup(first_keys_host_, kLookupBins, float_bins_host_);
+        float_lookup = detail::make_interval_lookup(first_keys_host_, kFloatLookupBins, float_bins_host_);
+        narrow_bins_host_.assign(float_bins_host_.begin(), float_bins_host_.end());
         at_thresholds = staging_.add(std::span<const std::uint32_t>(thresholds_host_));
         at_float_buckets = staging_.add(std::span<const std::uint32_t>(float_buckets_host_));
-        at_float_bins = staging_.add(std::span<const std::uint32_t>(float_bins_host_));
+        at_float_bins = staging_.add(std::span<const std::uint16_t>(narrow_bins_host_));
       }
     }
     std::byte* const tables = staging_.upload(tables_);  // cudaMalloc'd: aligned for every table
@@ -646,7 +654,7 @@ class CudaLocalShard final : public LocalShard {
         if (by_float) {
           const FloatBucketOf float_bucket{all_.get(), reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
                                            identity ? nullptr : reinterpret_cast<const std::uint32_t*>(tables + at_float_buckets),
-                                           reinterpret_cast<const std::uint32_t*>(tables + at_float_bins), float_lookup};
+                                           reinterpret_cast<const std::uint16_t*>(tables + at_float_bins), float_lookup};
           const std::size_t staged_bytes = sizeof(std::uint32_t) * float_bucket.table_words();
           if (staged_bytes <= kMaxStagedBytes && buckets <= kSharedBins) {
             // With every block's counts: the reduce that follows places the values by them.
@@ -896,6 +904,7 @@ class CudaLocalShard final : public LocalShard {
   std::vector<std::uint32_t> bins_host_;
   std::vector<std::uint64_t> first_keys_host_;  // the float path's first keys in key order, then its widened thresholds
   std::vector<std::uint32_t> thresholds_host_, float_buckets_host_, float_bins_host_;
+  std::vector<std::uint16_t> narrow_bins_host_;
   // Scratch.
   DeviceBuffer<std::int32_t> slots_;
   DeviceBuffer<KeySlot> chosen_;

@@ -56,8 +56,10 @@ inline IntervalLookup make_interval_lookup(std::span<const std::uint64_t> lows, 
 
 // Key: the 64-bit lows the lookup was built from, or 32-bit lows whose widened values it was
 // built from (float_keys.hpp: then its base and span fit in 32 bits and its shift is below 32).
-template <class Key>
-ROBUSTFIT_LOOKUP_HOST_DEVICE inline std::uint32_t interval_of(const IntervalLookup& lookup, const std::uint32_t* table,
+// Entry: the table's type (std::uint16_t for a copy of it narrowed where count <= 65536: half
+// the bytes, so twice the bins in the same shared memory).
+template <class Key, class Entry = std::uint32_t>
+ROBUSTFIT_LOOKUP_HOST_DEVICE inline std::uint32_t interval_of(const IntervalLookup& lookup, const Entry* table,
                                                               const Key* lows, Key key) {
   const auto base = static_cast<Key>(lookup.base);
   if (key < base) return 0;
