@@ -7,8 +7,9 @@
 // the reduce is a stable selection of the kept and single buckets' candidates by their keys'
 // ranges (slot_ranges.hpp), grouped by a radix sort on their slot. Float values, before the
 // first reduce, are classified by their 32-bit float keys against float thresholds of the
-// 64-bit edges (float_keys.hpp): the two passes over all values then do 32-bit work a value,
-// and the reduce's selection moves the 4-byte values, not keys with slots. Cutting-plane sums are exact
+// 64-bit edges (float_keys.hpp), with the tables staged in shared memory: the two passes over
+// all values then do 32-bit work a value, and the first reduce places each kept value straight
+// into its segment by the count's per-block counts (float_reduce_kernel). Cutting-plane sums are exact
 // 128-bit sums (as the CPU backend's). Only counts, samples, sums and a few keys cross to the
 // host.
 #include <cub/device/device_radix_sort.cuh>
