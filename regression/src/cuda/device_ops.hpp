@@ -58,7 +58,8 @@ void h_subset_rows(const Scalar* d_R2, std::size_t n, std::size_t m, const Scala
 // Augmented Gram matrices of the h-subsets of h_subset_rows, G_j = [X y]_H^T [X y]_H,
 // (p+1) x (p+1) each, lower triangle filled (d_G: (p+1)^2 x m), accumulated in double, computed
 // without a row list: a bit per row and candidate, then one read of [X y] per 32 candidates
-// (fewer for p > 21). d_subset_scratch holds h_subset_scratch(n, m) ints, d_gram_scratch
+// (fewer for p > 21; for p > 21 and at most 32 candidates, the rows all of them take summed
+// once and each candidate's others four a block, in register tiles: tiled_gram.cuh). d_subset_scratch holds h_subset_scratch(n, m) ints, d_gram_scratch
 // subset_gram_scratch(n, p, m) doubles. Deterministic (fixed summation order). d_equal (may be
 // null): trimmed_sums' counts of ties; a column whose ties are all taken (equal_j <= h - below_j,
 // the usual case: the row at t alone) skips the pass that orders them.
