@@ -413,8 +413,8 @@ bool sums_common_rows(std::size_t q, std::size_t m) { return q * (q + 1) / 2 > k
 std::size_t subset_gram_scratch(std::size_t n, std::size_t p, std::size_t m) {
   const std::size_t q = p + 1;
   // Per candidate and block the partial sums; then the common rows' partials and their sum.
-  const std::size_t pairs = q * (q + 1) / 2;
-  return m * gram_blocks(n) * pairs + (sums_common_rows(q, m) ? gram_blocks(n) * pairs + q * q : 0);
+  // (q pairs-sized rows for the common sum's q x q: a little more than it needs.)
+  return m * gram_blocks(n) * (q * (q + 1) / 2) + (sums_common_rows(q, m) ? (gram_blocks(n) + q) * (q * (q + 1) / 2) : 0);
 }
 
 template <class Scalar>
