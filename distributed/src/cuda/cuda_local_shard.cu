@@ -514,8 +514,8 @@ class CudaLocalShard final : public LocalShard {
                                                              kCountThreads, 0));
     count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
     if constexpr (std::is_same_v<T, float>) {
-      // With the largest staged tables (8192 thresholds and 4096 bins: 64 KB; 2 blocks per SM on
-      // an H100 or H200); fewer blocks run where they do not fit.
+      // With the largest staged tables (8192 thresholds and 8192 16-bit bin pairs: 64 KB; 2 blocks
+      // per SM on an H100 or H200); fewer blocks run where they do not fit.
       selection::cuda::detail::allow_dynamic_shared_memory(count_kernel<FloatBucketOf, true>, kMaxStagedBytes);
       CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<FloatBucketOf, true>,
                                                                kCountThreads, kMaxStagedBytes));
