@@ -5,7 +5,7 @@
 //   mpirun -np 2 bench_distributed_select_bench --total-log2 30 --runs 7 --out dist.csv --commit $(git rev-parse --short HEAD)
 //   [--per-rank N] (instead of --total-log2: N values on every rank) [--distribution uniform|normal]
 //   [--percentiles 101] [--methods dibms,dibms-median,cutting-plane-median,single-shard,single-total,gather-sort,allreduce]
-//   [--seed S] [--phases]
+//   [--seed S] [--phases] [--gather-candidates N] (DIBMS gathers the candidates once at most N are left; 0: never)
 //
 // Each rank generates its values on its GPU (value i of the whole set from a hash of (seed, i),
 // so the union over the ranks is one data set whatever the rank count, and no value crosses to
@@ -76,6 +76,7 @@ struct Options {
                                    "single-total", "gather-sort",  "allreduce-mpi",        "allreduce-nccl"};
   std::uint64_t seed = 1;
   bool phases = false;
+  std::uint64_t gather_candidates = robustfit::distributed::DibmsOptions{}.gather_candidates;
 };
 
 using robustfit::bench::has;
@@ -100,10 +101,11 @@ Options parse(int argc, char** argv) {
     else if (arg == "--methods") o.methods = split(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else if (arg == "--phases") o.phases = true;
+    else if (arg == "--gather-candidates") o.gather_candidates = std::stoull(value());
     else
       throw std::invalid_argument("unknown option " + arg +
                                   " (--total-log2, --per-rank, --runs, --percentiles, --distribution, --out, --commit, --methods, --seed, "
-                                  "--phases)");
+                                  "--phases, --gather-candidates)");
   }
   if (o.distribution != "uniform" && o.distribution != "normal")
     throw std::invalid_argument("--distribution " + o.distribution + ": uniform or normal");
@@ -244,6 +246,11 @@ class PhaseTimedShard final : public rd::LocalShard {
   std::vector<std::uint64_t> segment_key_ranges() const override {
     std::vector<std::uint64_t> out;
     timed("segment_key_ranges", [&] { out = inner_.segment_key_ranges(); });
+    return out;
+  }
+  std::vector<std::uint64_t> kept_candidates() const override {
+    std::vector<std::uint64_t> out;
+    timed("kept_candidates", [&] { out = inner_.kept_candidates(); });
     return out;
   }
   rd::PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
@@ -399,10 +406,12 @@ int run(int argc, char** argv) {
   build();
 
   std::vector<double> reference;  // DIBMS's answers, for the mismatches of the others
+  rd::DibmsOptions dibms_options;
+  dibms_options.gather_candidates = o.gather_candidates;
   rd::SelectionReport report;
   auto add_dibms = [&](const std::string& method, const std::vector<std::uint64_t>& wanted) {
     std::vector<double> got;
-    rows.push_back(time_runs(method, o, comm.handle(), [&] { got = rd::dibms_select(comm, *shard, wanted, {}, &report); }));
+    rows.push_back(time_runs(method, o, comm.handle(), [&] { got = rd::dibms_select(comm, *shard, wanted, dibms_options, &report); }));
     rows.back().n = total, rows.back().ks = wanted.size(), rows.back().bytes = report.bytes, rows.back().iterations = report.iterations;
     return got;
   };
@@ -411,7 +420,7 @@ int run(int argc, char** argv) {
     PhaseTimedShard timed(*shard);
     std::vector<double> got;
     int calls = 0;
-    const auto run_timed = [&] { got = rd::dibms_select(comm, timed, ks, {}, &report); };
+    const auto run_timed = [&] { got = rd::dibms_select(comm, timed, ks, dibms_options, &report); };
     run_timed();  // warm-up, not counted
     timed.clear();
     double total_ms = 0;

@@ -114,6 +114,11 @@ class CpuLocalShard final : public LocalShard {
     return ranges;
   }
 
+  std::vector<std::uint64_t> kept_candidates() const override {
+    if (!reduced_) throw std::logic_error("kept_candidates: no reduce since the reset");
+    return candidates_;
+  }
+
   PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
     // Exact integer sums (at most 2^64 differences below 2^64 each), rounded once: the same
     // numbers in any order of addition, so the CUDA backend's parallel sums equal these.

@@ -3,7 +3,8 @@
 // problem, e.g. the residuals of many regression candidates), the problems sharing each
 // collective. Every rank computes the same bucket plan from the same all-reduced numbers, so the
 // paper's host (node 0) is needed only in Phase 1, to merge the samples into pivots and
-// broadcast them.
+// broadcast them. Beyond the paper: once few candidates are left over all ranks
+// (DibmsOptions::gather_candidates), they are gathered and the ranks answered from them.
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -203,6 +204,39 @@ void confirm_repeated_values(Problem& p, std::span<const std::uint64_t> ranges) 
   p.stalls = 0;
 }
 
+// Answers every pending rank of `problems` from their kept candidates, gathered from all ranks
+// (the pending ranks count among the kept candidates, whose buckets are disjoint key ranges in
+// increasing order: the rank's key is the rank-th of them all). Returns the candidates gathered.
+std::uint64_t answer_from_gathered(Communicator& comm, std::span<Problem* const> problems) {
+  std::vector<std::uint64_t> mine;  // per problem: this rank's count, then its keys
+  for (Problem* p : problems) {
+    const std::vector<std::uint64_t> keys = p->shard->kept_candidates();
+    mine.push_back(keys.size());
+    mine.insert(mine.end(), keys.begin(), keys.end());
+  }
+  const std::vector<std::uint64_t> all = comm.all_gather(mine);  // rank after rank, problem after problem
+  std::vector<std::vector<std::uint64_t>> pooled(problems.size());
+  for (std::size_t at = 0; at < all.size();) {
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      const auto count = static_cast<std::ptrdiff_t>(all[at++]);
+      const auto from = all.begin() + static_cast<std::ptrdiff_t>(at);
+      pooled[i].insert(pooled[i].end(), from, from + count);
+      at += static_cast<std::size_t>(count);
+    }
+  }
+  std::uint64_t gathered = 0;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    Problem& p = *problems[i];
+    std::vector<std::uint64_t>& keys = pooled[i];
+    if (keys.size() != p.total) throw std::logic_error("dibms_select: the gathered candidates differ from the counts");
+    std::sort(keys.begin(), keys.end());
+    for (const Pending& q : p.pending) p.answer[q.index] = keys[q.rank];
+    p.pending.clear();
+    gathered += keys.size();
+  }
+  return gathered;
+}
+
 }  // namespace
 
 std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::span<LocalShard* const> shards,
@@ -238,7 +272,7 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
   }
 
   int iterations = 0, checks = 0;
-  std::uint64_t single_answers = 0;
+  std::uint64_t single_answers = 0, gathered = 0;
   if (!active.empty()) phase1_intervals(comm, active, options);
   while (!active.empty()) {
     if (++iterations > options.max_iterations) throw std::logic_error("dibms_select: no convergence");
@@ -276,7 +310,9 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
     }
     if (!key_ranges.empty()) comm.all_reduce_min(key_ranges);  // every rank knows whether any problem checks
     at = 0;
-    std::vector<Problem*> still;
+    std::vector<Problem*> still, gathering;
+    // Every rank has the same active problems and totals, so the same ones gather.
+    const std::uint64_t gather_share = options.gather_candidates / active.size();
     for (Problem* p : active) {
       if (p->pending.empty()) continue;
       if (p->check) {
@@ -286,14 +322,19 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
         ++checks;
         if (p->pending.empty()) continue;
       }
+      if (p->total <= gather_share) {
+        gathering.push_back(p);
+        continue;
+      }
       allot_buckets(*p, options);
       p->intervals = std::move(p->next);
       p->segmented = true;
       still.push_back(p);
     }
+    if (!gathering.empty()) gathered += answer_from_gathered(comm, gathering);
     active = std::move(still);
   }
-  if (report != nullptr) *report = {0, comm.bytes() - bytes_before, iterations, 0, checks, single_answers};
+  if (report != nullptr) *report = {0, comm.bytes() - bytes_before, iterations, gathered, checks, single_answers};
   std::vector<std::vector<double>> values(count);
   for (std::size_t i = 0; i < count; ++i) {
     if (report != nullptr) report->n += problems[i].n;

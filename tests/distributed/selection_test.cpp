@@ -65,6 +65,7 @@ TEST_P(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
   rd::DibmsOptions few;
   few.buckets = 8;
   few.pivot_intervals = 4;
+  few.gather_candidates = 0;  // the paper's iterations to the end
   few.sample_size = 16;
   int checks = 0;
   std::uint64_t single_answers = 0;
@@ -81,6 +82,30 @@ TEST_P(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
   EXPECT_GT(single_answers, 0u);
 }
 
+// Gathering the last few candidates answers as the paper's iterations to the end do, in fewer
+// iterations; on every distribution (repeated values: the stopping rule before the gather) and
+// split (ranks with no values or one value).
+TEST_P(Dibms, GatheringTheLastCandidatesAnswersAsThePapersIterations) {
+  rd::DibmsOptions paper;
+  paper.gather_candidates = 0;
+  rd::DibmsOptions gather = paper;
+  gather.gather_candidates = 512;  // below these n / B * ranks: one iteration at least before it
+  int fewer = 0;
+  for (Distribution d : robustfit::data::all_distributions()) {
+    const auto all = robustfit::data::make_distribution<double>(d, 200003, 17);
+    for (const char* split : rt::kSplits) {
+      const std::string what = std::string(to_string(d)) + " split " + split;
+      const rd::SelectionReport iterated = expect_dibms_exact(GetParam(), all, split, paper, what + " (iterated)");
+      const rd::SelectionReport gathered = expect_dibms_exact(GetParam(), all, split, gather, what + " (gathered)");
+      EXPECT_EQ(iterated.gathered, 0u) << what;
+      EXPECT_LE(gathered.iterations, iterated.iterations) << what;
+      EXPECT_LE(gathered.gathered, gather.gather_candidates) << what;
+      fewer += gathered.iterations < iterated.iterations && gathered.gathered > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(fewer, 10);  // most of the 30 cases end by a gather, at least one iteration sooner
+}
+
 TEST_P(Dibms, BytesDoNotGrowWithN) {
   rd::Communicator comm;
   const rd::DibmsOptions options;
@@ -91,10 +116,12 @@ TEST_P(Dibms, BytesDoNotGrowWithN) {
     rd::SelectionReport report;
     rd::dibms_select(comm, *shard, ks, options, &report);
     // Phase 1: n, the key range, the samples and the pivots; then per iteration the bucket
-    // counts, the single-candidate answers and (at most) two keys per active bucket.
+    // counts, the single-candidate answers and (at most) two keys per active bucket; at the
+    // end (at most) the gathered candidates and their count.
     const std::uint64_t m = ks.size();
     const std::uint64_t bound = 8 * (3 + 1 + options.sample_size + 2 * options.pivot_intervals + 2) +
-                                static_cast<std::uint64_t>(report.iterations) * 8 * (options.buckets + 2 * m + m);
+                                static_cast<std::uint64_t>(report.iterations) * 8 * (options.buckets + 2 * m + m) +
+                                8 * (options.gather_candidates + 1) + 4;
     EXPECT_LE(report.bytes, bound) << "n = " << n << ", iterations " << report.iterations;
     EXPECT_LE(report.iterations, 4) << "n = " << n;
   }
@@ -114,15 +141,22 @@ TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
     ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 3});
     ++i;
   }
-  rd::SelectionReport batched;
-  const auto got = rd::dibms_select_batched(comm, shards, ks, {}, &batched);
-  ASSERT_EQ(got.size(), alls.size());
-  for (std::size_t j = 0; j < alls.size(); ++j) EXPECT_EQ(got[j], nth_element_reference(alls[j], ks[j])) << "problem " << j;
+  rd::DibmsOptions paper;  // the paper's iterations to the end (a batch shares the gather's budget)
+  paper.gather_candidates = 0;
+  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, paper}) {
+    rd::SelectionReport batched;
+    const auto got = rd::dibms_select_batched(comm, shards, ks, options, &batched);
+    ASSERT_EQ(got.size(), alls.size());
+    for (std::size_t j = 0; j < alls.size(); ++j)
+      EXPECT_EQ(got[j], nth_element_reference(alls[j], ks[j])) << "problem " << j << ", gathered from " << options.gather_candidates;
+  }
   // One problem's collectives, not one set per problem: no more iterations than the worst alone.
+  rd::SelectionReport batched;
+  rd::dibms_select_batched(comm, shards, ks, paper, &batched);
   int most = 0;
   for (std::size_t j = 0; j < alls.size(); ++j) {
     rd::SelectionReport alone;
-    rd::dibms_select(comm, *shards[j], ks[j], {}, &alone);
+    rd::dibms_select(comm, *shards[j], ks[j], paper, &alone);
     most = std::max(most, alone.iterations);
   }
   EXPECT_EQ(batched.iterations, most);

@@ -51,6 +51,12 @@ class TeeShard final : public rd::LocalShard {
   std::vector<std::uint64_t> segment_key_ranges() const override {
     return same(cpu_->segment_key_ranges(), cuda_->segment_key_ranges(), "segment_key_ranges");
   }
+  std::vector<std::uint64_t> kept_candidates() const override {  // in any order: compared sorted
+    std::vector<std::uint64_t> a = cpu_->kept_candidates(), b = cuda_->kept_candidates();
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return same(a, b, "kept_candidates");
+  }
   rd::PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
     const rd::PivotSums a = cpu_->pivot_sums(lo, hi, pivot), b = cuda_->pivot_sums(lo, hi, pivot);
     const std::vector<double> x{a.below, a.equal, a.above, a.sum_below, a.sum_above},
@@ -89,10 +95,13 @@ void expect_same_calls(const std::vector<T>& all, const std::string& label) {
   TeeShard shard = tee(all, label);
   const std::vector<std::uint64_t> ks = test_ranks(all.size());
   const std::vector<double> want = nth_element_reference(all, ks);
-  rd::DibmsOptions few;
-  few.buckets = 8, few.pivot_intervals = 4, few.sample_size = 16;
-  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, few}) {
-    EXPECT_EQ(rd::dibms_select(comm, shard, ks, options), want) << label << " B = " << options.buckets;
+  rd::DibmsOptions few;  // small, and the paper's iterations to the end: many iterations
+  few.buckets = 8, few.pivot_intervals = 4, few.sample_size = 16, few.gather_candidates = 0;
+  rd::DibmsOptions paper;  // the paper's iterations to the end
+  paper.gather_candidates = 0;
+  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, few, paper}) {
+    EXPECT_EQ(rd::dibms_select(comm, shard, ks, options), want)
+        << label << " B = " << options.buckets << ", gathered from " << options.gather_candidates;
   }
   rd::CuttingPlaneOptions small;
   small.small_bracket = 64;

@@ -843,6 +843,11 @@ class CudaLocalShard final : public LocalShard {
     return ranges;
   }
 
+  std::vector<std::uint64_t> kept_candidates() const override {
+    if (!reduced_) throw std::logic_error("kept_candidates: no reduce since the reset");
+    return candidates_.download(size_);  // after a reduce, size_ is the kept segments' length
+  }
+
   PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
     const auto in = thrust::make_transform_iterator(all_.get(), PivotTerms{lo, hi, pivot});
     ExactPivotSums* out = pivot_sums_.reserve(1);

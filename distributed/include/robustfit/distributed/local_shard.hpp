@@ -71,6 +71,9 @@ class LocalShard {
                                             std::span<const std::uint64_t> singles) = 0;
   // {smallest key, ~largest key} of each segment ({~0, ~0} when empty), flattened.
   virtual std::vector<std::uint64_t> segment_key_ranges() const = 0;
+  // The keys of every segment kept by the last reduce, in any order (DIBMS gathers them once
+  // few are left over all ranks).
+  virtual std::vector<std::uint64_t> kept_candidates() const = 0;
 
   // Cutting plane, over all values (reduce does not change them): the sums at `pivot` over the
   // values with lo < key < hi.
