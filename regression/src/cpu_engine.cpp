@@ -87,7 +87,7 @@ std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const double> squares,
 template <class Body>
 void CpuEngine::for_candidates(const Eigen::MatrixXd& betas, Body&& body) {
   const auto m = static_cast<std::size_t>(betas.cols()), n = rows();
-  const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = common::usable_cpus();
   if (scratch_.size() < worker_count(m)) scratch_.resize(worker_count(m));
   // A candidate on all threads spreads over its row chunks (n / 32768 of them); candidates in
   // parallel keep min(count, threads) threads busy. The wider way wins: on 16 cores a group of 8

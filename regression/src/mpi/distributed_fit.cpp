@@ -85,9 +85,10 @@ FitResult fit_lts_distributed(distributed::Communicator& comm, MatrixRef X_local
                               const LtsOptions& options) {
   detail::Stopwatch total;
   detail::check_lts_options(options);
-  const detail::DistributedReductions all(comm);
+  detail::DistributedReductions all(comm);
   const detail::ModelData data = detail::make_model_data(X_local, y_local, options.intercept, {}, all);
   const bool gpu = passes_on_gpus(comm, options.backend, static_cast<std::uint64_t>(data.n()));
+  all.select_on_gpu(gpu);  // the finish's order statistics on the GPUs the search uses
   detail::DistributedEngine* engine = nullptr;  // the search's engine, alive while the fit runs
   return detail::fit_lts_on(data, all, options, distributed_parts(comm, data, engine, gpu), total);
 }

@@ -7,8 +7,11 @@
 #include <numeric>
 
 #include "distributed_window.hpp"
+#include "robustfit/common/parallel.hpp"
+#include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
+#include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
 namespace {
@@ -53,25 +56,55 @@ Eigen::MatrixXd DistributedReductions::stacked(const Eigen::MatrixXd& local) con
 }
 
 std::vector<double> DistributedReductions::select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const {
-  // A NaN on this rank fails here only: agreed, so that no rank waits for it in DIBMS.
-  const auto shard = comm_.agree([&] {
-    return distributed::make_cpu_local_shard<double>(std::span<const double>(values.data(), static_cast<std::size_t>(values.size())));
+  // A NaN on this rank fails here only: agreed, so that no rank waits for it in DIBMS. Each
+  // rank's shard may be on its GPU or its host: the answers are the same.
+  const auto shard = comm_.agree([&]() -> std::unique_ptr<distributed::LocalShard> {
+    const std::span<const double> mine(values.data(), static_cast<std::size_t>(values.size()));
+    if (select_on_gpu_) {
+      try {
+        return distributed::make_cuda_local_shard<double>(mine);
+      } catch (const std::invalid_argument&) {
+        throw;  // a NaN: the same error as the host's shard
+      } catch (const std::exception&) {
+        // No room or no device: the host's shard below.
+      }
+    }
+    return distributed::make_cpu_local_shard<double>(mine);
   });
   return distributed::dibms_select(comm_, *shard, ks);
 }
 
 std::vector<std::size_t> DistributedReductions::smallest_h(const Eigen::VectorXd& values, std::size_t h) const {
   const double t = select(values, {h - 1})[0];
-  std::uint64_t counts[2] = {0, 0};  // below t, equal to t
-  for (double v : values) counts[0] += v < t, counts[1] += v == t;
-  const std::uint64_t ties_before = comm_.exclusive_sum(counts[1]);  // global row order
-  const std::uint64_t below = comm_.all_reduce_sum(counts[0]);
+  const auto n = static_cast<std::size_t>(values.size());
+  const std::size_t chunks = common::row_chunk_count(n);
+  std::vector<std::size_t> below_in(chunks, 0), ties_in(chunks, 0);
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double v = values(static_cast<Eigen::Index>(i));
+      below_in[c] += v < t ? 1 : 0;
+      ties_in[c] += v == t ? 1 : 0;
+    }
+  });
+  const std::uint64_t ties = std::accumulate(ties_in.begin(), ties_in.end(), std::uint64_t{0});
+  const std::uint64_t ties_before = comm_.exclusive_sum(ties);  // global row order
+  const std::uint64_t below = comm_.all_reduce_sum(std::accumulate(below_in.begin(), below_in.end(), std::uint64_t{0}));
   const std::uint64_t needed = h - below;
-  std::uint64_t take = needed > ties_before ? std::min(needed - ties_before, counts[1]) : 0;
-  std::vector<std::size_t> rows;
-  for (Eigen::Index i = 0; i < values.size(); ++i)
-    if (values(i) < t || (values(i) == t && take > 0 && take--)) rows.push_back(static_cast<std::size_t>(i));
-  return rows;
+  std::uint64_t take = needed > ties_before ? std::min(needed - ties_before, ties) : 0;
+  // This rank's ties are taken in row order: each chunk's share, then each chunk's rows.
+  std::vector<std::size_t> taken(chunks), kept(chunks);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    taken[c] = std::min<std::uint64_t>(ties_in[c], take);
+    take -= taken[c];
+    kept[c] = below_in[c] + taken[c];
+  }
+  return common::gather_rows(n, kept, [&](std::size_t c, std::size_t begin, std::size_t end, std::size_t* out) {
+    std::size_t ties_left = taken[c];
+    for (std::size_t i = begin; i < end; ++i) {
+      const double v = values(static_cast<Eigen::Index>(i));
+      if (v < t || (v == t && ties_left > 0 && ties_left--)) *out++ = i;
+    }
+  });
 }
 
 std::size_t DistributedReductions::before(std::size_t local) const { return comm_.exclusive_sum(std::uint64_t{local}); }
@@ -102,9 +135,17 @@ std::optional<ShortestWindow> DistributedReductions::shortest_window_below(const
 
 double DistributedReductions::trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const {
   const double t = select(values, {h - 1})[0];
-  double sums[2] = {0, 0};  // sum and count below t
-  for (double v : values)
-    if (v < t) sums[0] += v, sums[1] += 1;
+  // Sum and count below t, per row chunk, added in chunk order (the same sum on any thread count).
+  const auto n = static_cast<std::size_t>(values.size());
+  std::vector<std::array<double, 2>> in_chunk(common::row_chunk_count(n), {0, 0});
+  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double v = values(static_cast<Eigen::Index>(i));
+      if (v < t) in_chunk[c][0] += v, in_chunk[c][1] += 1;
+    }
+  });
+  double sums[2] = {0, 0};
+  for (const auto& s : in_chunk) sums[0] += s[0], sums[1] += s[1];
   comm_.all_reduce_sum(sums);
   return sums[0] + (static_cast<double>(h) - sums[1]) * t;
 }
@@ -114,8 +155,8 @@ std::vector<double> DistributedReductions::sorted_block(const Eigen::VectorXd& v
   const auto q = static_cast<std::size_t>(comm_.size());
   // This rank's values sorted; cut[r]: how many of them lie before position first[r] (values
   // below the splitter, then equal ones in global rank order, as smallest_h takes them).
-  std::vector<double> mine(values.data(), values.data() + values.size());
-  std::sort(mine.begin(), mine.end());
+  std::vector<double> mine(static_cast<std::size_t>(values.size()));
+  selection::sort_parallel(std::span<const double>(values.data(), mine.size()), std::span<double>(mine));
   std::vector<std::uint64_t> below(q + 1, 0), ties(q + 1, 0);
   for (std::size_t r = 1; r < q; ++r) {
     const double t = splitters[r - 1];
@@ -135,9 +176,9 @@ std::vector<double> DistributedReductions::sorted_block(const Eigen::VectorXd& v
   std::vector<std::size_t> counts(q);
   for (std::size_t r = 0; r < q; ++r) counts[r] = cut[r + 1] - cut[r];
   const std::vector<std::uint64_t> received = comm_.all_to_all(bits_of(mine), counts);
-  std::vector<double> sorted(received.size());
-  std::transform(received.begin(), received.end(), sorted.begin(), value_of);
-  std::sort(sorted.begin(), sorted.end());  // positions first[rank] ...
+  std::vector<double> arrived(received.size()), sorted(received.size());
+  std::transform(received.begin(), received.end(), arrived.begin(), value_of);
+  selection::sort_parallel(std::span<const double>(arrived), std::span<double>(sorted));  // positions first[rank] ...
   return sorted;
 }
 

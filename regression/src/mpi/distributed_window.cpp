@@ -8,6 +8,7 @@
 
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
+#include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -43,8 +44,8 @@ std::vector<ShortestWindow> shortest_windows(distributed::Communicator& comm, st
   // Values below each splitter, then equal ones in rank order, go before its position.
   std::vector<std::uint64_t> below(m * q, 0), ties(m * q, 0);
   for (std::size_t i = 0; i < m; ++i) {
-    mine[i].assign(values[i].data(), values[i].data() + values[i].size());
-    std::sort(mine[i].begin(), mine[i].end());
+    mine[i].resize(static_cast<std::size_t>(values[i].size()));
+    selection::sort_parallel(std::span<const double>(values[i].data(), mine[i].size()), std::span<double>(mine[i]));
     for (std::size_t r = 1; r < q; ++r) {
       const double t = splitters[i * (q - 1) + r - 1];
       const auto lo = std::lower_bound(mine[i].begin(), mine[i].end(), t);
@@ -84,7 +85,12 @@ std::vector<ShortestWindow> shortest_windows(distributed::Communicator& comm, st
   for (std::size_t s = 0; s < q; ++s)
     for (std::size_t i = 0; i < m; ++i)
       for (std::uint64_t v = 0; v < incoming[s * m + i]; ++v) sorted[i].push_back(std::bit_cast<double>(received[at++]));
-  for (auto& block : sorted) std::sort(block.begin(), block.end());  // positions first[rank] ...
+  for (auto& block : sorted) {  // positions first[rank] ...
+    std::vector<double> arrived;
+    arrived.swap(block);
+    block.resize(arrived.size());
+    selection::sort_parallel(std::span<const double>(arrived), std::span<double>(block));
+  }
 
   // Window j .. j + h - 1 (j <= n - h) lives on the owner of j; the value at position
   // e = j + h - 1 comes from the owner of e. Position k >= h - 1 here goes to the owner of k - h + 1.

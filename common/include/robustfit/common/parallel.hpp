@@ -17,17 +17,33 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace robustfit::common {
+
+// The CPUs this process may run on: its affinity mask where the system has one (mpirun binds
+// each rank to one core when it starts two or fewer), else every hardware thread. Read once.
+inline unsigned usable_cpus() {
+  static const unsigned cpus = [] {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
+  }();
+  return cpus;
+}
 
 // The number of workers parallel_for uses for `tasks` indices (at least 1).
 inline unsigned worker_count(std::size_t tasks) {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<unsigned>(std::min<std::size_t>(hw, std::max<std::size_t>(tasks, 1)));
+  return static_cast<unsigned>(std::min<std::size_t>(usable_cpus(), std::max<std::size_t>(tasks, 1)));
 }
 
 namespace detail {
 
-// hardware_concurrency() - 1 threads kept for the process, so that a parallel loop does not
+// usable_cpus() - 1 threads kept for the process, so that a parallel loop does not
 // start and join threads each time (an LTS fit at 10^5 rows made ~500 parallel calls: 1000
 // threads started on 2 cores). run() hands indices 1 .. workers-1 to them and runs index 0 (and
 // any index no thread has taken yet) on the caller. One loop at a time: a call made while the
@@ -37,7 +53,7 @@ namespace detail {
 class WorkerPool {
  public:
   static WorkerPool& instance() {
-    static WorkerPool* const pool = new WorkerPool(std::max(1u, std::thread::hardware_concurrency()) - 1);
+    static WorkerPool* const pool = new WorkerPool(usable_cpus() - 1);
     return *pool;
   }
 
