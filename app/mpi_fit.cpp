@@ -113,7 +113,7 @@ void write_residuals_in_turn(distributed::Communicator& comm, const std::string&
 // the fit's host passes (checks, finish, inference) then run on that core alone, ~10x slower at
 // 10^7 rows on a 16-core host. Said once, by rank 0; --quiet silences it.
 void note_single_core_ranks(distributed::Communicator& comm, bool quiet) {
-  const bool one_core = common::usable_cpus() == 1 && std::thread::hardware_concurrency() > 1;
+  const bool one_core = common::affinity_cpus() == 1 && std::thread::hardware_concurrency() > 1;
   const std::uint64_t ranks = comm.all_reduce_sum(std::uint64_t{one_core});
   if (ranks > 0 && comm.rank() == 0 && !quiet)
     std::cerr << "robust-fit: note: " << ranks << " of " << comm.size()

@@ -28,6 +28,25 @@ TEST(ParallelFor, VisitsEveryIndexOnceWithAWorkerInRange) {
   }
 }
 
+// A process sharing its CPUs with k others of its host (MPI ranks) keeps to its share; the
+// affinity mask bounds everything.
+TEST(ParallelFor, WorkersKeepToTheProcessesShareOfItsCpus) {
+  const unsigned cpus = common::affinity_cpus();
+  EXPECT_GE(cpus, 1u);
+  EXPECT_LE(cpus, std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(common::usable_cpus(), cpus);
+  for (const unsigned sharers : {2u, 3u, 1000u}) {
+    common::share_cpus_with(sharers);
+    EXPECT_EQ(common::usable_cpus(), std::max(1u, cpus / sharers)) << sharers;
+    EXPECT_EQ(common::worker_count(100000), common::usable_cpus()) << sharers;
+    std::vector<std::atomic<int>> visits(1000);
+    common::parallel_for(visits.size(), [&](unsigned, std::size_t i) { ++visits[i]; });
+    for (std::size_t i = 0; i < visits.size(); ++i) ASSERT_EQ(visits[i], 1) << i;
+  }
+  common::share_cpus_with(0);  // as 1: every CPU again
+  EXPECT_EQ(common::usable_cpus(), cpus);
+}
+
 TEST(ParallelFor, RethrowsAWorkersException) {
   EXPECT_THROW(common::parallel_for(100, [](unsigned, std::size_t i) {
                  if (i == 37) throw std::runtime_error("index 37");
