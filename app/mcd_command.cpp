@@ -94,7 +94,7 @@ int run_mcd(const std::vector<std::string>& args, Stage stage) {
     if (vm.count("columns")) columns = split_list(a.columns, "columns");
     require_one_file_per_rank(*comm, shard_files);
     if (stage == Stage::parse) return kExitOk;
-    return run_mcd_distributed(*comm, a.data_file, shard_files, columns, a.drop_missing, o, format);
+    return run_mcd_distributed(*comm, a.data_file, shard_files, columns, a.drop_missing, o, format, a.quiet);
   }
 #endif
   if (!shard_files.empty())

@@ -8,14 +8,12 @@
 #include <iostream>
 #include <new>
 #include <system_error>
-#include <thread>
 
 #include "cli_error.hpp"
 #include "fit_report.hpp"
 #include "mpi/distributed_fit.hpp"
 #include "mpi_run.hpp"
 #include "options_util.hpp"
-#include "robustfit/common/parallel.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/distributed/mpi_session.hpp"
 #include "robustfit/distributed/sharded_csv.hpp"
@@ -107,18 +105,6 @@ void write_residuals_in_turn(distributed::Communicator& comm, const std::string&
         throw data::DataError("cannot write '" + path + "': " + std::generic_category().message(errno ? errno : EIO));
     });
   }
-}
-
-// mpirun binds each rank to one core when it starts two ranks or fewer (Open MPI's default):
-// the fit's host passes (checks, finish, inference) then run on that core alone, ~10x slower at
-// 10^7 rows on a 16-core host. Said once, by rank 0; --quiet silences it.
-void note_single_core_ranks(distributed::Communicator& comm, bool quiet) {
-  const bool one_core = common::affinity_cpus() == 1 && std::thread::hardware_concurrency() > 1;
-  const std::uint64_t ranks = comm.all_reduce_sum(std::uint64_t{one_core});
-  if (ranks > 0 && comm.rank() == 0 && !quiet)
-    std::cerr << "robust-fit: note: " << ranks << " of " << comm.size()
-              << " ranks may run on one core only (mpirun's binding); the fit's host passes use every core "
-                 "given to a rank: mpirun --bind-to none, or --map-by slot:PE=<cores per rank>\n";
 }
 
 }  // namespace

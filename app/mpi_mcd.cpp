@@ -42,7 +42,8 @@ std::vector<std::size_t> gather_data_rows(distributed::Communicator& comm, const
 
 int run_mcd_distributed(distributed::Communicator& comm, const std::string& data_file,
                         const std::vector<std::string>& shard_files, std::vector<std::string> columns, bool drop_missing,
-                        const regression::McdOptions& options, OutputFormat format) {
+                        const regression::McdOptions& options, OutputFormat format, bool quiet) {
+  note_single_core_ranks(comm, quiet);
   const data::Table table = read_table_part(comm, data_file, shard_files);
   // Errors and the output name the input as one process would: the file, or the list of files.
   std::string source = data_file;

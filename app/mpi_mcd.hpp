@@ -15,6 +15,6 @@ namespace robustfit::app {
 // where that output prints them. options.backend and selection are not used (the ranks' CPUs).
 int run_mcd_distributed(distributed::Communicator& comm, const std::string& data_file,
                         const std::vector<std::string>& shard_files, std::vector<std::string> columns, bool drop_missing,
-                        const regression::McdOptions& options, OutputFormat format);
+                        const regression::McdOptions& options, OutputFormat format, bool quiet);
 
 }  // namespace robustfit::app

@@ -5,8 +5,10 @@
 #include <functional>
 #include <iostream>
 #include <new>
+#include <thread>
 
 #include "cli_error.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/mpi_session.hpp"
@@ -71,6 +73,18 @@ bool use_local_gpu(distributed::Communicator& comm, const std::string& backend) 
     });
   }
   return bound;
+}
+
+// mpirun binds each rank to one core when it starts two ranks or fewer (Open MPI's default):
+// a fit's host passes (checks, finish, inference) or FAST-MCD's then run on that core alone, ~10x slower at
+// 10^7 rows on a 16-core host. Said once, by rank 0; --quiet silences it.
+void note_single_core_ranks(distributed::Communicator& comm, bool quiet) {
+  const bool one_core = common::affinity_cpus() == 1 && std::thread::hardware_concurrency() > 1;
+  const std::uint64_t ranks = comm.all_reduce_sum(std::uint64_t{one_core});
+  if (ranks > 0 && comm.rank() == 0 && !quiet)
+    std::cerr << "robust-fit: note: " << ranks << " of " << comm.size()
+              << " ranks may run on one core only (mpirun's binding); the host passes use every core "
+                 "given to a rank: mpirun --bind-to none, or --map-by slot:PE=<cores per rank>\n";
 }
 
 void require_one_file_per_rank(const distributed::Communicator& comm, const std::vector<std::string>& shard_files) {

@@ -26,6 +26,11 @@ int run_on_every_rank(distributed::Communicator& comm, const std::vector<std::st
 // leaves together).
 bool use_local_gpu(distributed::Communicator& comm, const std::string& backend);
 
+// A note on stderr (rank 0, unless quiet) when some ranks may run on one core only: Open MPI
+// binds each rank to a core when it starts two ranks or fewer, and the host passes of a fit or
+// of FAST-MCD then run ~10x slower on a 16-core host. Collective.
+void note_single_core_ranks(distributed::Communicator& comm, bool quiet);
+
 // --shard-files under mpirun: one file per rank, or a usage error naming both counts.
 void require_one_file_per_rank(const distributed::Communicator& comm, const std::vector<std::string>& shard_files);
 

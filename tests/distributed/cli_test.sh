@@ -250,4 +250,21 @@ code=$?
   fail "mcd too few rows: $(cat "$dir/err5.txt")"
 mpi mcd "$datasets/hbk.csv" --backend cuda >/dev/null 2>"$dir/err6.txt"
 [ $? = 2 ] || fail "mcd --backend cuda: exit code"
+
+# Ranks bound to one core each: a note (once, by rank 0) that the host passes run on that core,
+# silenced by --quiet; none with --bind-to none. Needs a core per rank to bind to.
+if [ "$(nproc)" -ge "$ranks" ] && [ "$(nproc)" -ge 2 ]; then
+  note='robust-fit: note: [0-9]* of '"$ranks"' ranks may run on one core only'
+  for cmd in "fit $datasets/stackloss.csv -y stack.loss" "mcd $datasets/hbk.csv --seed 1"; do
+    # shellcheck disable=SC2086
+    timeout 60 "$mpiexec" "${flags[@]}" --bind-to core -np "$ranks" "$rf" $cmd >/dev/null 2>"$dir/note.txt" || fail "$cmd bound: $(cat "$dir/note.txt")"
+    [ "$(grep -c "$note" "$dir/note.txt")" = 1 ] || fail "$cmd bound to cores: no note once: $(cat "$dir/note.txt")"
+    # shellcheck disable=SC2086
+    timeout 60 "$mpiexec" "${flags[@]}" --bind-to core -np "$ranks" "$rf" $cmd -q >/dev/null 2>"$dir/note.txt" || fail "$cmd -q bound"
+    [ ! -s "$dir/note.txt" ] || fail "$cmd -q bound to cores: stderr $(cat "$dir/note.txt")"
+    # shellcheck disable=SC2086
+    timeout 60 "$mpiexec" "${flags[@]}" --bind-to none -np "$ranks" "$rf" $cmd >/dev/null 2>"$dir/note.txt" || fail "$cmd unbound"
+    ! grep -q "robust-fit: note: .* ranks may run on one core" "$dir/note.txt" || fail "$cmd --bind-to none: $(cat "$dir/note.txt")"
+  done
+fi
 echo "ok"
