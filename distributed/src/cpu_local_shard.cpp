@@ -9,6 +9,7 @@
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/order_key.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "cuda/fast_bucket.hpp"  // host code as well: bucket_of without a 128-bit division per key
 
 namespace robustfit::distributed {
 namespace {
@@ -49,10 +50,30 @@ class CpuLocalShard final : public LocalShard {
     const std::span<const std::uint64_t> keys = current();
     std::vector<std::uint64_t> counts(buckets, 0);
     bucket_.resize(keys.size());
+    // As the CUDA shard: where no interval has more buckets than keys, each key's bucket is a
+    // double estimate corrected against the buckets' first keys (no division per key).
+    bool by_table = true;
+    for (const KeyInterval& interval : intervals) {
+      if (interval.buckets == 0 || interval.first_bucket > buckets || interval.buckets > buckets - interval.first_bucket)
+        throw std::logic_error("count_buckets: an interval's buckets beyond the bucket count");
+      const std::uint64_t span = interval.hi - interval.lo;
+      if (span != ~std::uint64_t{0} && interval.buckets > span + 1) by_table = false;
+    }
+    starts_.assign(by_table ? buckets : 0, 0);
+    estimated_.clear();
+    if (by_table) {
+      for (const KeyInterval& interval : intervals) {
+        detail::write_bucket_starts(interval, starts_);
+        estimated_.push_back(detail::estimated_interval(interval));
+      }
+    }
+    const auto bucket_in = [&](std::size_t s, std::uint64_t key) {
+      return by_table ? detail::estimated_bucket_of(estimated_[s], starts_.data(), key) : detail::fast_bucket_of(intervals[s], key);
+    };
     if (segmented) {
       if (segments_.size() != intervals.size() + 1) throw std::logic_error("count_buckets: segments and intervals differ");
       for (std::size_t s = 0; s < intervals.size(); ++s) {
-        for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) bucket_[i] = bucket_of(intervals[s], keys[i]);
+        for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) bucket_[i] = bucket_in(s, keys[i]);
       }
     } else {
       std::vector<std::uint64_t> lows;
@@ -60,37 +81,34 @@ class CpuLocalShard final : public LocalShard {
       for (std::size_t i = 0; i < keys.size(); ++i) {
         const auto after = std::upper_bound(lows.begin(), lows.end(), keys[i]);
         const auto s = static_cast<std::size_t>(std::max<std::ptrdiff_t>(after - lows.begin() - 1, 0));
-        bucket_[i] = bucket_of(intervals[s], keys[i]);
+        bucket_[i] = bucket_in(s, keys[i]);
       }
     }
     for (std::uint64_t b : bucket_) ++counts[b];
+    buckets_ = buckets;
     return counts;
   }
 
   std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
     const std::span<const std::uint64_t> keys = current();
     std::vector<std::uint64_t> found(singles.size(), 0);
+    // Each bucket's slot: kept bucket k as k, single j as -2 - j, any other -1 (one lookup per key).
+    std::vector<std::int64_t> slot(buckets_, -1);
+    for (std::size_t k = 0; k < keep.size(); ++k) slot.at(keep[k]) = static_cast<std::int64_t>(k);
+    for (std::size_t j = 0; j < singles.size(); ++j) slot.at(singles[j]) = -2 - static_cast<std::int64_t>(j);
     // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
     std::vector<std::uint64_t> sizes(keep.size(), 0);
-    const auto index_in = [](std::span<const std::uint64_t> sorted, std::uint64_t b) -> std::ptrdiff_t {
-      const auto it = std::lower_bound(sorted.begin(), sorted.end(), b);
-      return it != sorted.end() && *it == b ? it - sorted.begin() : -1;
-    };
     for (std::uint64_t b : bucket_) {
-      const std::ptrdiff_t k = index_in(keep, b);
-      if (k >= 0) ++sizes[static_cast<std::size_t>(k)];
+      if (slot[b] >= 0) ++sizes[static_cast<std::size_t>(slot[b])];
     }
     std::vector<std::size_t> segments(keep.size() + 1, 0);
     for (std::size_t k = 0; k < keep.size(); ++k) segments[k + 1] = segments[k] + sizes[k];
     std::vector<std::uint64_t> next(segments.back());
     std::vector<std::size_t> fill(segments.begin(), segments.end() - 1);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      const std::ptrdiff_t k = index_in(keep, bucket_[i]);
-      if (k >= 0) {
-        next[fill[static_cast<std::size_t>(k)]++] = keys[i];
-      } else if (const std::ptrdiff_t s = index_in(singles, bucket_[i]); s >= 0) {
-        found[static_cast<std::size_t>(s)] = keys[i];
-      }
+      const std::int64_t s = slot[bucket_[i]];
+      if (s >= 0) next[fill[static_cast<std::size_t>(s)]++] = keys[i];
+      else if (s <= -2) found[static_cast<std::size_t>(-2 - s)] = keys[i];
     }
     candidates_ = std::move(next);
     segments_ = std::move(segments);
@@ -154,6 +172,9 @@ class CpuLocalShard final : public LocalShard {
   std::vector<std::uint64_t> candidates_;  // after a reduce: the kept keys, segment by segment
   std::vector<std::size_t> segments_;      // segment s is candidates_[segments_[s], segments_[s+1])
   std::vector<std::uint64_t> bucket_;      // bucket of each current candidate (count_buckets)
+  std::uint64_t buckets_ = 0;              // the bucket count of the last count_buckets
+  std::vector<std::uint64_t> starts_;      // each bucket's first key (count_buckets' table)
+  std::vector<detail::EstimatedInterval> estimated_;
 };
 
 }  // namespace
