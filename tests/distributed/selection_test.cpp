@@ -106,6 +106,22 @@ TEST_P(Dibms, GatheringTheLastCandidatesAnswersAsThePapersIterations) {
   EXPECT_GT(fewer, 10);  // most of the 30 cases end by a gather, at least one iteration sooner
 }
 
+// A small problem's first count uses fewer buckets than B (enough to leave the gather a
+// quarter of its budget): the same answers, and fewer bytes than one count of B buckets once
+// the gathered keys are set aside (n = 20011: 1024 buckets).
+TEST_P(Dibms, SmallProblemsCountFewerBuckets) {
+  const rd::DibmsOptions options;
+  for (Distribution d : {Distribution::uniform, Distribution::normal, Distribution::cauchy}) {
+    const auto all = robustfit::data::make_distribution<double>(d, 20011, 19);
+    for (const char* split : rt::kSplits) {
+      const std::string what = std::string(to_string(d)) + " split " + split;
+      const rd::SelectionReport report = expect_dibms_exact(GetParam(), all, split, options, what);
+      EXPECT_EQ(report.iterations, 1) << what;
+      EXPECT_LT(report.bytes - std::min(report.bytes, 8 * report.gathered), 8 * options.buckets) << what;
+    }
+  }
+}
+
 TEST_P(Dibms, BytesDoNotGrowWithN) {
   rd::Communicator comm;
   const rd::DibmsOptions options;
