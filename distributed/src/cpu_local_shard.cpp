@@ -9,7 +9,8 @@
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/order_key.hpp"
 #include "robustfit/selection/cpu_select.hpp"
-#include "cuda/fast_bucket.hpp"  // host code as well: bucket_of without a 128-bit division per key
+#include "cuda/fast_bucket.hpp"      // host code as well: buckets without a 128-bit division per key
+#include "cuda/interval_lookup.hpp"  // host code as well: intervals without a binary search per key
 
 namespace robustfit::distributed {
 namespace {
@@ -78,11 +79,11 @@ class CpuLocalShard final : public LocalShard {
     } else {
       std::vector<std::uint64_t> lows;
       for (const KeyInterval& interval : intervals) lows.push_back(interval.lo);
-      for (std::size_t i = 0; i < keys.size(); ++i) {
-        const auto after = std::upper_bound(lows.begin(), lows.end(), keys[i]);
-        const auto s = static_cast<std::size_t>(std::max<std::ptrdiff_t>(after - lows.begin() - 1, 0));
-        bucket_[i] = bucket_in(s, keys[i]);
-      }
+      // Each key's interval by a table of the lows' bins (the CUDA shard's lookup), not a binary search.
+      std::vector<std::uint32_t> table;
+      const detail::IntervalLookup lookup = detail::make_interval_lookup(lows, 4096, table);
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        bucket_[i] = bucket_in(detail::interval_of(lookup, table.data(), lows.data(), keys[i]), keys[i]);
     }
     for (std::uint64_t b : bucket_) ++counts[b];
     buckets_ = buckets;
