@@ -34,10 +34,17 @@ class CpuLocalPasses final : public LocalPasses {
   std::vector<BelowThreshold> below(std::span<const double> t) override {
     std::vector<BelowThreshold> out(squares_.size());
     for (std::size_t j = 0; j < squares_.size(); ++j) {
+      // Branch-free (about half the comparisons go either way): adding 0 to a sum of squares
+      // changes nothing, so the sum is the one of the rows below t in row order.
+      double sum = 0;
+      std::uint64_t below = 0, ties = 0;
       for (const double s : squares_[j]) {
-        if (s < t[j]) out[j].sum += s, ++out[j].below;
-        out[j].ties += s == t[j];
+        const bool under = s < t[j];
+        sum += under ? s : 0.0;
+        below += under ? 1 : 0;
+        ties += s == t[j] ? 1 : 0;
       }
+      out[j] = {below, ties, sum};
     }
     return out;
   }
@@ -48,21 +55,26 @@ class CpuLocalPasses final : public LocalPasses {
     for (std::size_t j = 0; j < squares_.size(); ++j) {
       const std::vector<std::size_t> rows = subset_rows(j, t[j], 0, take[j]);
       Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), q);
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        const auto row = static_cast<Eigen::Index>(rows[r]);
-        A.row(static_cast<Eigen::Index>(r)) << X_.row(row), y_(row);
-      }
+      A.leftCols(q - 1) = X_(rows, Eigen::all);  // column by column: reads down each column
+      A.col(q - 1) = y_(rows);
       Eigen::Map<Eigen::MatrixXd> gram(grams.col(static_cast<Eigen::Index>(j)).data(), q, q);
       gram.noalias() = A.transpose() * A;
     }
   }
 
   std::vector<std::size_t> subset_rows(std::size_t j, double t, std::uint64_t, std::uint64_t take) override {
-    std::vector<std::size_t> rows;
-    for (Eigen::Index i = 0; i < squares_[j].size(); ++i) {
-      const double v = squares_[j](i);
-      if (v < t || (v == t && take > 0 && take--)) rows.push_back(static_cast<std::size_t>(i));
+    // Branch-free: every row is written, the count advances for the rows kept.
+    const auto n = static_cast<std::size_t>(squares_[j].size());
+    std::vector<std::size_t> rows(n);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = squares_[j](static_cast<Eigen::Index>(i));
+      const bool tie = v == t && take > 0;
+      rows[kept] = i;
+      kept += (v < t || tie) ? 1 : 0;
+      take -= tie ? 1 : 0;
     }
+    rows.resize(kept);
     return rows;
   }
 
