@@ -54,9 +54,8 @@ std::uint64_t phase1_buckets(const Problem& problem, const DibmsOptions& options
   if (options.gather_candidates == 0) return options.buckets;
   const std::uint64_t share = std::max<std::uint64_t>(options.gather_candidates / std::max<std::size_t>(problems, 1), 1);
   const Wide need = Wide(4) * std::max<std::size_t>(problem.pending.size(), 1) * problem.n / share + 1;
-  const std::uint64_t floor = 2 * std::max<std::uint64_t>(options.pivot_intervals, 1);
-  if (need >= options.buckets) return std::max(options.buckets, floor);
-  return std::clamp<std::uint64_t>(std::bit_ceil(static_cast<std::uint64_t>(need)), floor, std::max(options.buckets, floor));
+  const std::uint64_t floor = 2 * std::max<std::uint64_t>(options.pivot_intervals, 1), most = std::max(options.buckets, floor);
+  return std::clamp<std::uint64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::min<Wide>(need, most))), floor, most);
 }
 
 // Phase 1, Create Buckets: each rank samples ceil(S n_r / n) values of each problem; rank 0

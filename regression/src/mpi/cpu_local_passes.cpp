@@ -2,7 +2,9 @@
 // sums in row order.
 #include <algorithm>
 
+#include "../all_rows.hpp"
 #include "local_passes.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
 
 namespace robustfit::regression::detail {
 
@@ -63,19 +65,8 @@ class CpuLocalPasses final : public LocalPasses {
   }
 
   std::vector<std::size_t> subset_rows(std::size_t j, double t, std::uint64_t, std::uint64_t take) override {
-    // Branch-free: every row is written, the count advances for the rows kept.
-    const auto n = static_cast<std::size_t>(squares_[j].size());
-    std::vector<std::size_t> rows(n);
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double v = squares_[j](static_cast<Eigen::Index>(i));
-      const bool tie = v == t && take > 0;
-      rows[kept] = i;
-      kept += (v < t || tie) ? 1 : 0;
-      take -= tie ? 1 : 0;
-    }
-    rows.resize(kept);
-    return rows;
+    const std::span<const double> squares = values_of(squares_[j]);
+    return selection::rows_below_and_ties_parallel(squares, t, selection::threshold_counts_parallel(squares, t), take);
   }
 
  private:

@@ -6,11 +6,12 @@
 #include <limits>
 #include <numeric>
 
+#include "../all_rows.hpp"
 #include "distributed_window.hpp"
-#include "robustfit/common/parallel.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
+#include "robustfit/selection/cpu_smallest_h.hpp"
 #include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
@@ -76,35 +77,13 @@ std::vector<double> DistributedReductions::select(const Eigen::VectorXd& values,
 
 std::vector<std::size_t> DistributedReductions::smallest_h(const Eigen::VectorXd& values, std::size_t h) const {
   const double t = select(values, {h - 1})[0];
-  const auto n = static_cast<std::size_t>(values.size());
-  const std::size_t chunks = common::row_chunk_count(n);
-  std::vector<std::size_t> below_in(chunks, 0), ties_in(chunks, 0);
-  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const double v = values(static_cast<Eigen::Index>(i));
-      below_in[c] += v < t ? 1 : 0;
-      ties_in[c] += v == t ? 1 : 0;
-    }
-  });
-  const std::uint64_t ties = std::accumulate(ties_in.begin(), ties_in.end(), std::uint64_t{0});
+  const std::span<const double> mine = values_of(values);
+  const selection::ThresholdCounts counts = selection::threshold_counts_parallel(mine, t);
+  const std::uint64_t ties = counts.total_equal();
   const std::uint64_t ties_before = comm_.exclusive_sum(ties);  // global row order
-  const std::uint64_t below = comm_.all_reduce_sum(std::accumulate(below_in.begin(), below_in.end(), std::uint64_t{0}));
-  const std::uint64_t needed = h - below;
-  std::uint64_t take = needed > ties_before ? std::min(needed - ties_before, ties) : 0;
-  // This rank's ties are taken in row order: each chunk's share, then each chunk's rows.
-  std::vector<std::size_t> taken(chunks), kept(chunks);
-  for (std::size_t c = 0; c < chunks; ++c) {
-    taken[c] = std::min<std::uint64_t>(ties_in[c], take);
-    take -= taken[c];
-    kept[c] = below_in[c] + taken[c];
-  }
-  return common::gather_rows(n, kept, [&](std::size_t c, std::size_t begin, std::size_t end, std::size_t* out) {
-    std::size_t ties_left = taken[c];
-    for (std::size_t i = begin; i < end; ++i) {
-      const double v = values(static_cast<Eigen::Index>(i));
-      if (v < t || (v == t && ties_left > 0 && ties_left--)) *out++ = i;
-    }
-  });
+  const std::uint64_t needed = h - comm_.all_reduce_sum(std::uint64_t{counts.total_below()});
+  const std::uint64_t take = needed > ties_before ? std::min(needed - ties_before, ties) : 0;
+  return selection::rows_below_and_ties_parallel(mine, t, counts, take);
 }
 
 std::size_t DistributedReductions::before(std::size_t local) const { return comm_.exclusive_sum(std::uint64_t{local}); }
@@ -135,17 +114,8 @@ std::optional<ShortestWindow> DistributedReductions::shortest_window_below(const
 
 double DistributedReductions::trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const {
   const double t = select(values, {h - 1})[0];
-  // Sum and count below t, per row chunk, added in chunk order (the same sum on any thread count).
-  const auto n = static_cast<std::size_t>(values.size());
-  std::vector<std::array<double, 2>> in_chunk(common::row_chunk_count(n), {0, 0});
-  common::parallel_rows(n, [&](std::size_t c, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const double v = values(static_cast<Eigen::Index>(i));
-      if (v < t) in_chunk[c][0] += v, in_chunk[c][1] += 1;
-    }
-  });
-  double sums[2] = {0, 0};
-  for (const auto& s : in_chunk) sums[0] += s[0], sums[1] += s[1];
+  const selection::SumBelowThreshold below = selection::sum_below_parallel(values_of(values), t);
+  double sums[2] = {below.sum, static_cast<double>(below.count)};  // sum and count below t
   comm_.all_reduce_sum(sums);
   return sums[0] + (static_cast<double>(h) - sums[1]) * t;
 }

@@ -32,6 +32,31 @@ T smallest_h(std::span<const T> values, std::size_t h, std::span<std::size_t> ro
 template <class T>
 SmallestH<T> smallest_h_parallel(std::span<const T> values, std::size_t h);
 
+// The pieces of smallest_h_parallel and trimmed_sum_parallel for a threshold t found elsewhere
+// (DIBMS across MPI ranks), over the same fixed row chunks (any n, 0 included).
+// Per row chunk: the values below t and those equal to it.
+struct ThresholdCounts {
+  std::vector<std::size_t> below, equal;
+  std::size_t total_below() const;
+  std::size_t total_equal() const;
+};
+template <class T>
+ThresholdCounts threshold_counts_parallel(std::span<const T> values, T t);
+
+// The rows below t and the first `ties` rows equal to t (ties <= counts.total_equal()),
+// ascending, as smallest_h_parallel lists them; `counts` from threshold_counts_parallel.
+template <class T>
+std::vector<std::size_t> rows_below_and_ties_parallel(std::span<const T> values, T t, const ThresholdCounts& counts,
+                                                      std::size_t ties);
+
+// The sum (in double) and the number of the values below t: chunk sums added in chunk order.
+struct SumBelowThreshold {
+  double sum = 0;
+  std::size_t count = 0;
+};
+template <class T>
+SumBelowThreshold sum_below_parallel(std::span<const T> values, T t);
+
 // Sum of the h smallest values, exact with ties: with t the h-th smallest,
 // sum_{v<t} v + (h - #{v<t}) t, accumulated in double. Reorders `values` (as nth_element).
 template <class T>
