@@ -49,7 +49,9 @@ inline void expect_passes_equal_cpu_engine(bool gpu, std::size_t n, const std::s
   regression::detail::CpuEngine one(X, y);
   const auto [begin, end] = shard_rows(split, n, comm.rank(), comm.size());
   const auto b = static_cast<Eigen::Index>(begin), rows = static_cast<Eigen::Index>(end - begin);
-  regression::detail::DistributedEngine many(comm, X.middleRows(b, rows), y.segment(b, rows), gpu, max_batch);
+  const Eigen::MatrixXd X_mine = X.middleRows(b, rows);  // the engine refers to its rows
+  const Eigen::VectorXd y_mine = y.segment(b, rows);
+  regression::detail::DistributedEngine many(comm, X_mine, y_mine, gpu, max_batch);
   const std::string where = "n " + std::to_string(n) + " split " + split + " batch " + std::to_string(max_batch);
   EXPECT_EQ(many.backend_name(), gpu ? "mpi+cuda" : "mpi+cpu");
 

@@ -48,7 +48,9 @@ void expect_same_search(std::size_t n, const std::string& split, std::size_t sub
 
   const auto [begin, end] = rt::shard_rows(split, n, comm.rank(), comm.size());
   const auto b = static_cast<Eigen::Index>(begin), rows = static_cast<Eigen::Index>(end - begin);
-  rr::DistributedEngine many(comm, X.middleRows(b, rows), y.segment(b, rows));
+  const Eigen::MatrixXd X_mine = X.middleRows(b, rows);  // the engine refers to its rows
+  const Eigen::VectorXd y_mine = y.segment(b, rows);
+  rr::DistributedEngine many(comm, X_mine, y_mine);
   const rr::SearchOutcome got = rr::lts_search(many, h, subsets, seed, timings);
 
   EXPECT_EQ(got.tried, want.tried);

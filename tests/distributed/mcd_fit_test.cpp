@@ -221,7 +221,9 @@ TEST(DistributedMcdEngine, SubsetGramsAndCStepEqualCpuEngine) {
   for (const char* split : rt::kSplits) {
     const auto [begin, end] = rt::shard_rows(split, n, comm.rank(), comm.size());
     const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
-    detail::DistributedEngine engine(comm, X.middleRows(b, m), ones.segment(b, m));
+    const Eigen::MatrixXd X_mine = X.middleRows(b, m);  // the engine refers to its rows
+    const Eigen::VectorXd y_mine = ones.segment(b, m);
+    detail::DistributedEngine engine(comm, X_mine, y_mine);
     Eigen::MatrixXd starts;
     engine.subset_grams(subsets, starts);
     EXPECT_EQ(starts, want_starts) << split;
@@ -250,7 +252,8 @@ TEST(DistributedMcdEngine, NanDistancesOnOneRankStopEveryRank) {
   Eigen::MatrixXd mine = X.middleRows(b, m);
   const bool last = comm.rank() == comm.size() - 1;
   if (last) mine(m - 1, 1) = std::numeric_limits<double>::infinity();  // inf * 0 in the whitening: NaN
-  detail::DistributedEngine engine(comm, mine, ones.segment(b, m));
+  const Eigen::VectorXd ones_mine = ones.segment(b, m);  // the engines refer to their rows
+  detail::DistributedEngine engine(comm, mine, ones_mine);
   const Eigen::MatrixXd center = Eigen::MatrixXd::Zero(2, 1), whitener = Eigen::MatrixXd::Identity(2, 2);
   Eigen::MatrixXd grams;
   try {
@@ -263,7 +266,8 @@ TEST(DistributedMcdEngine, NanDistancesOnOneRankStopEveryRank) {
     EXPECT_FALSE(last);
     EXPECT_EQ(e.failed_rank(), comm.size() - 1);
   }
-  detail::DistributedEngine good(comm, X.middleRows(b, m), ones.segment(b, m));
+  const Eigen::MatrixXd X_mine = X.middleRows(b, m);
+  detail::DistributedEngine good(comm, X_mine, ones_mine);
   good.mcd_c_step(center, whitener, 31, grams);
   EXPECT_EQ(grams(8, 0), 31.0);
 }

@@ -12,9 +12,9 @@
 
 namespace robustfit::regression::detail {
 
-DistributedEngine::DistributedEngine(distributed::Communicator& comm, Eigen::MatrixXd X_local, Eigen::VectorXd y_local,
-                                     bool gpu, std::size_t max_batch)
-    : comm_(comm), X_(std::move(X_local)), y_(std::move(y_local)) {
+DistributedEngine::DistributedEngine(distributed::Communicator& comm, const Eigen::MatrixXd& X_local,
+                                     const Eigen::VectorXd& y_local, bool gpu, std::size_t max_batch)
+    : comm_(comm), X_(X_local), y_(y_local) {
   const std::uint64_t mine = static_cast<std::uint64_t>(X_.rows());
   const std::vector<std::uint64_t> sizes = comm_.all_gather(std::span<const std::uint64_t>(&mine, 1));
   first_row_.assign(1, 0);
