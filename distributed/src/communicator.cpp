@@ -115,6 +115,15 @@ std::vector<std::uint64_t> Communicator::all_gather(std::span<const std::uint64_
 
 std::vector<std::uint64_t> Communicator::all_to_all(std::span<const std::uint64_t> values,
                                                     std::span<const std::size_t> counts) {
+  return all_to_all_of(values, counts, MPI_UINT64_T);
+}
+
+std::vector<double> Communicator::all_to_all(std::span<const double> values, std::span<const std::size_t> counts) {
+  return all_to_all_of(values, counts, MPI_DOUBLE);
+}
+
+template <class T>
+std::vector<T> Communicator::all_to_all_of(std::span<const T> values, std::span<const std::size_t> counts, MPI_Datatype type) {
   const auto q = static_cast<std::size_t>(size_);
   if (counts.size() != q) throw std::invalid_argument("all_to_all: one count per rank is needed");
   std::vector<int> send_counts(q), receive_counts(q), send_offsets(q), receive_offsets(q);
@@ -123,9 +132,9 @@ std::vector<std::uint64_t> Communicator::all_to_all(std::span<const std::uint64_
   check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
   std::exclusive_scan(send_counts.begin(), send_counts.end(), send_offsets.begin(), 0);
   std::exclusive_scan(receive_counts.begin(), receive_counts.end(), receive_offsets.begin(), 0);
-  std::vector<std::uint64_t> received(static_cast<std::size_t>(std::accumulate(receive_counts.begin(), receive_counts.end(), 0L)));
-  check(MPI_Alltoallv(values.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T, received.data(),
-                      receive_counts.data(), receive_offsets.data(), MPI_UINT64_T, comm_), "MPI_Alltoallv");
+  std::vector<T> received(static_cast<std::size_t>(std::accumulate(receive_counts.begin(), receive_counts.end(), 0L)));
+  check(MPI_Alltoallv(values.data(), send_counts.data(), send_offsets.data(), type, received.data(), receive_counts.data(),
+                      receive_offsets.data(), type, comm_), "MPI_Alltoallv");
   return received;
 }
 

@@ -26,8 +26,8 @@ struct SumBelow {
 SumBelow sum_below(const double* d_values, std::size_t n, double t, DeviceArray<char>& temp,
                    DeviceArray<SumBelow>& result, PinnedArray<SumBelow>& staged, cudaStream_t stream);
 
-// d_out = d_in sorted ascending (cub::DeviceRadixSort; -0.0 before +0.0, equal values in any
-// order: only their values matter to the callers). Asynchronous.
+// d_out = d_in sorted ascending (cub::DeviceRadixSort; -0.0 and +0.0 count as equal, and equal
+// values come in any order: only their values matter to the callers). Asynchronous.
 void sort_values(const double* d_in, double* d_out, std::size_t n, DeviceArray<char>& temp, cudaStream_t stream);
 
 }  // namespace robustfit::regression::cuda

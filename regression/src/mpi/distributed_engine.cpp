@@ -7,6 +7,7 @@
 #include "../cpu_engine.hpp"
 #include "../least_squares.hpp"
 #include "distributed_window.hpp"
+#include "robustfit/common/stopwatch.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -73,14 +74,18 @@ void DistributedEngine::for_each_batch(const Eigen::MatrixXd& betas, std::size_t
     const std::size_t count = std::min(batch_, m - first);
     // A NaN (an overflow on this rank's rows) fails the shard here only: agreed, so that no
     // rank waits in DIBMS's collectives for one that left.
+    common::Stopwatch watch;
     const std::vector<std::unique_ptr<distributed::LocalShard>> owned = comm_.agree(
         [&] { return passes_->squares(betas.middleCols(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(count))); });
+    common::trace("batch squares", watch.lap(), static_cast<long long>(count));
     std::vector<distributed::LocalShard*> shards;
     for (const auto& shard : owned) shards.push_back(shard.get());
     const std::vector<std::vector<std::uint64_t>> ks(count, std::vector<std::uint64_t>{h - 1});
     std::vector<double> t;
     for (const std::vector<double>& kth : distributed::dibms_select_batched(comm_, shards, ks, dibms_)) t.push_back(kth[0]);
+    common::trace("batch dibms", watch.lap(), static_cast<long long>(count));
     each(first, t);
+    common::trace("batch rest", watch.lap(), static_cast<long long>(count));
   }
 }
 
@@ -183,21 +188,26 @@ void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<
     const std::size_t count = t.size();
     // The h-subset: the squares below t, then the ties in global row order (an exclusive sum
     // of the ranks' tie counts) until h over all ranks.
+    common::Stopwatch watch;
     const std::vector<BelowThreshold> below = passes_->below(t);
+    common::trace("c_step below", watch.lap());
     std::vector<std::uint64_t> below_all(count), ties_before(count), take(count);
     for (std::size_t c = 0; c < count; ++c) below_all[c] = below[c].below, ties_before[c] = below[c].ties;
     comm_.exclusive_sum(ties_before);
     comm_.all_reduce_sum(below_all);
+    common::trace("c_step tie sums", watch.lap());
     for (std::size_t c = 0; c < count; ++c) take[c] = ties_to_take(h, below_all[c], ties_before[c], below[c].ties);
     // Its augmented Gram matrices and trimmed sums, the batch's candidates in one all-reduce.
     Eigen::MatrixXd grams;
     passes_->subset_grams(t, take, grams);
+    common::trace("c_step grams", watch.lap());
     std::vector<double> reduced(count * stride, 0.0);
     for (std::size_t c = 0; c < count; ++c) {
       std::copy_n(grams.col(static_cast<Eigen::Index>(c)).data(), q * q, &reduced[c * stride]);
       reduced[c * stride + static_cast<std::size_t>(q * q)] = below[c].sum + static_cast<double>(take[c]) * t[c];
     }
     comm_.all_reduce_sum(reduced);
+    common::trace("c_step reduce", watch.lap());
     for (std::size_t c = 0; c < count; ++c) {
       const Eigen::Map<const Eigen::MatrixXd> gram(&reduced[c * stride], q, q);
       objective_before[first + c] = reduced[c * stride + static_cast<std::size_t>(q * q)];
@@ -241,7 +251,7 @@ void DistributedEngine::lms_objectives(Eigen::MatrixXd& betas, std::size_t h, bo
     std::vector<Eigen::VectorXd> residuals(last - first);
     for (std::size_t j = first; j < last; ++j)
       residuals[j - first].noalias() = y_ - X_.rightCols(p - 1) * betas.col(static_cast<Eigen::Index>(j)).tail(p - 1);
-    const std::vector<ShortestWindow> windows = shortest_windows(comm_, residuals, h);
+    const std::vector<ShortestWindow> windows = shortest_windows(comm_, residuals, h, passes_->backend_name() == "cuda");
     for (std::size_t j = first; j < last; ++j) {
       betas(0, static_cast<Eigen::Index>(j)) = windows[j - first].center;
       out[j] = windows[j - first].half_width * windows[j - first].half_width;

@@ -8,11 +8,12 @@
 
 #include "../all_rows.hpp"
 #include "distributed_window.hpp"
+#include "local_sort.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/distributed/local_shard.hpp"
+#include "robustfit/common/stopwatch.hpp"
 #include "robustfit/distributed/selection.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
-#include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
 namespace {
@@ -108,7 +109,7 @@ std::optional<ShortestWindow> DistributedReductions::shortest_window_below(const
                                                                            double bound) const {
   // As univariate.hpp's: nothing when the bound is not positive or there is no window.
   if (!(bound > 0) || h == 0 || h > total(static_cast<std::size_t>(values.size()))) return std::nullopt;
-  const ShortestWindow best = shortest_windows(comm_, std::span<const Eigen::VectorXd>(&values, 1), h)[0];
+  const ShortestWindow best = shortest_windows(comm_, std::span<const Eigen::VectorXd>(&values, 1), h, select_on_gpu_)[0];
   return best.half_width < bound ? std::optional(best) : std::nullopt;
 }
 
@@ -120,13 +121,20 @@ double DistributedReductions::trimmed_sum(const Eigen::VectorXd& values, std::si
   return sums[0] + (static_cast<double>(h) - sums[1]) * t;
 }
 
+std::vector<double> DistributedReductions::sorted_here(const Eigen::VectorXd& values) const {
+  std::vector<double> sorted(static_cast<std::size_t>(values.size()));
+  sort_local(std::span<const double>(values.data(), sorted.size()), sorted, select_on_gpu_);
+  return sorted;
+}
+
 std::vector<double> DistributedReductions::sorted_block(const Eigen::VectorXd& values, const std::vector<std::size_t>& first,
                                                         const std::vector<double>& splitters) const {
   const auto q = static_cast<std::size_t>(comm_.size());
   // This rank's values sorted; cut[r]: how many of them lie before position first[r] (values
   // below the splitter, then equal ones in global rank order, as smallest_h takes them).
-  std::vector<double> mine(static_cast<std::size_t>(values.size()));
-  selection::sort_parallel(std::span<const double>(values.data(), mine.size()), std::span<double>(mine));
+  common::Stopwatch watch;
+  const std::vector<double> mine = sorted_here(values);
+  common::trace("sample sort local", watch.lap());
   std::vector<std::uint64_t> below(q + 1, 0), ties(q + 1, 0);
   for (std::size_t r = 1; r < q; ++r) {
     const double t = splitters[r - 1];
@@ -145,33 +153,34 @@ std::vector<double> DistributedReductions::sorted_block(const Eigen::VectorXd& v
   }
   std::vector<std::size_t> counts(q);
   for (std::size_t r = 0; r < q; ++r) counts[r] = cut[r + 1] - cut[r];
-  const std::vector<std::uint64_t> received = comm_.all_to_all(bits_of(mine), counts);
-  std::vector<double> arrived(received.size()), sorted(received.size());
-  std::transform(received.begin(), received.end(), arrived.begin(), value_of);
-  selection::sort_parallel(std::span<const double>(arrived), std::span<double>(sorted));  // positions first[rank] ...
+  std::vector<double> received = comm_.all_to_all(std::span<const double>(mine), counts);
+  common::trace("sample sort exchange", watch.lap());
+  std::vector<double> sorted = merge_sorted_runs(std::move(received));  // positions first[rank] ...
+  common::trace("sample sort merge", watch.lap());
   return sorted;
 }
 
-std::vector<std::uint64_t> DistributedReductions::shifted(std::span<const double> block, std::size_t width,
-                                                          const std::vector<std::size_t>& first, std::size_t h) const {
-  // Position k's numbers go to the owner of k + h (k + h < n: this rank's first positions, in
+std::vector<double> DistributedReductions::shifted(std::span<const double> block, const std::vector<std::size_t>& first,
+                                                   std::size_t h) const {
+  // Position k's value goes to the owner of k + h (k + h < n: this rank's first positions, in
   // order); the owner receives those of positions max(begin, h) - h on, in order.
   const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
-  const std::size_t n = first[q], begin = first[rank], m = block.size() / width;
+  const std::size_t n = first[q], begin = first[rank], m = block.size();
   // Positions [begin, last) have k + h < n; those landing in rank r's [first[r], first[r + 1])
   // go to r: one run per rank (a binary search per position took ~0.1 s at 10^7).
   std::vector<std::size_t> send(q, 0);
   const std::size_t last = n > h ? std::min(begin + m, n - h) : begin;
   for (std::size_t r = 0; r < q && begin < last; ++r) {
     const std::size_t lo = std::max(begin + h, first[r]), hi = std::min(last + h, first[r + 1]);
-    if (lo < hi) send[r] = (hi - lo) * width;
+    if (lo < hi) send[r] = hi - lo;
   }
   const std::size_t sent = std::accumulate(send.begin(), send.end(), std::size_t{0});
-  return comm_.all_to_all(bits_of(block.first(sent)), send);
+  return comm_.all_to_all(block.first(sent), send);
 }
 
 double DistributedReductions::min_window_variance(const Eigen::VectorXd& values, std::size_t h) const {
   const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
+  if (q == 1) return min_window_variance_sorted(sorted_here(values), h);  // one process's code
   const std::size_t n = total(static_cast<std::size_t>(values.size()));
   // Rank r receives sorted positions [first[r], first[r + 1]); the splitters are the values at
   // those positions, and the median (position n / 2) is the shift of the sums, as one process.
@@ -179,49 +188,81 @@ double DistributedReductions::min_window_variance(const Eigen::VectorXd& values,
   for (std::size_t r = 0; r <= q; ++r) first[r] = r * n / q;
   std::vector<std::uint64_t> ks{n / 2};
   for (std::size_t r = 1; r < q; ++r) ks.push_back(std::min(first[r], n - 1));
+  common::Stopwatch watch;
   const std::vector<double> selected = select(values, ks);
   const double shift = selected[0];
+  common::trace("window select", watch.lap());
   const std::vector<double> sorted = sorted_block(values, first, std::vector<double>(selected.begin() + 1, selected.end()));
+  common::trace("window sorted block", watch.lap());
   const std::size_t begin = first[rank], m = sorted.size();
 
-  // Inclusive prefix sums of (x - shift) and its square over the positions, offset by the ranks
-  // before (their totals in rank order).
-  std::vector<double> prefix(2 * m);
+  // This block's sums of (x - shift) and its square; the ranks' totals in rank order give the
+  // prefix sums P(begin - 1) before it.
   double s = 0, s2 = 0;
-  for (std::size_t i = 0; i < m; ++i) {
-    const double d = sorted[i] - shift;
+  for (const double x : sorted) {
+    const double d = x - shift;
     s += d, s2 += d * d;
-    prefix[2 * i] = s, prefix[2 * i + 1] = s2;
   }
   const std::vector<std::uint64_t> totals = comm_.all_gather(bits_of(std::vector<double>{s, s2}));
   double offset = 0, offset2 = 0;
   for (std::size_t r = 0; r < rank; ++r) offset += value_of(totals[2 * r]), offset2 += value_of(totals[2 * r + 1]);
-  for (std::size_t i = 0; i < m; ++i) prefix[2 * i] += offset, prefix[2 * i + 1] += offset2;
 
-  // The window ending at position e needs the prefix sums at e - h.
-  const std::vector<std::uint64_t> before_window = shifted(prefix, 2, first, h);
+  // The window ending at position e needs P(e - h): position k's value goes to the owner of
+  // k + h, each run headed by the prefix sums before its first position (one all-to-all, 8 bytes
+  // a value). run(s, r): the positions of rank s whose k + h lies in rank r's block.
+  const auto run = [&](std::size_t from, std::size_t to) {
+    const std::size_t lo = std::max(first[from], first[to] >= h ? first[to] - h : 0);
+    const std::size_t hi = std::min(first[from + 1], first[to + 1] >= h ? first[to + 1] - h : 0);
+    return std::pair{lo, std::max(lo, hi)};
+  };
+  std::vector<double> send;
+  std::vector<std::size_t> counts(q, 0);
+  double before = offset, before2 = offset2;  // P(at - 1)
+  for (std::size_t r = 0, at = begin; r < q; ++r) {
+    const auto [lo, hi] = run(rank, r);
+    if (lo == hi) continue;
+    for (; at < lo; ++at) {
+      const double d = sorted[at - begin] - shift;
+      before += d, before2 += d * d;
+    }
+    send.push_back(before), send.push_back(before2);
+    send.insert(send.end(), sorted.begin() + static_cast<std::ptrdiff_t>(lo - begin), sorted.begin() + static_cast<std::ptrdiff_t>(hi - begin));
+    counts[r] = 2 + hi - lo;
+  }
+  const std::vector<double> received = comm_.all_to_all(std::span<const double>(send), counts);
 
-  // Windows j .. j + h - 1 ending here: e >= h - 1 (E(-1) = 0); the received prefix sums are
-  // those of positions max(begin, h) - h on, in order.
+  // Windows ending here (e >= h - 1): sums P(e) - P(e - h), with P(-1) = 0.
   const double hd = static_cast<double>(h);
   double best = std::numeric_limits<double>::infinity();
-  std::size_t next = 0;
+  double at_end = offset, at_end2 = offset2, at_start = 0, at_start2 = 0;  // P(e), P(e - h)
+  std::size_t next = 0, left = 0, source = 0;  // in received; values left in the current run
   for (std::size_t i = 0; i < m; ++i) {
     const std::size_t e = begin + i;
+    const double d = sorted[i] - shift;
+    at_end += d, at_end2 += d * d;
     if (e + 1 < h) continue;
-    double before = 0, before2 = 0;
-    if (e >= h) before = value_of(before_window[2 * next]), before2 = value_of(before_window[2 * next + 1]), ++next;
-    const double sum = prefix[2 * i] - before, sum_sq = prefix[2 * i + 1] - before2;
+    if (e >= h) {
+      for (; left == 0; ++source) {  // the next source's run: its header, then its values
+        const auto [lo, hi] = run(source, rank);
+        if (lo == hi) continue;
+        at_start = received[next], at_start2 = received[next + 1], next += 2, left = hi - lo;
+      }
+      const double x = received[next++] - shift;
+      at_start += x, at_start2 += x * x, --left;
+    }
+    const double sum = at_end - at_start, sum_sq = at_end2 - at_start2;
     best = std::min(best, sum_sq / hd - (sum / hd) * (sum / hd));
   }
   double result[] = {best};
   comm_.all_reduce_min(result);
+  common::trace("window scan", watch.lap());
   return std::max(result[0], 0.0);
 }
 
 VarianceWindowScan DistributedReductions::min_variance_window(const Eigen::VectorXd& values, std::size_t h,
                                                               double shift) const {
   const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
+  if (q == 1) return scan_variance_windows(sorted_here(values), h, shift);  // one process's code
   const std::size_t n = total(static_cast<std::size_t>(values.size()));
   std::vector<std::size_t> first(q + 1);
   for (std::size_t r = 0; r <= q; ++r) first[r] = r * n / q;
@@ -230,7 +271,7 @@ VarianceWindowScan DistributedReductions::min_variance_window(const Eigen::Vecto
   const std::vector<double> splitters = ks.empty() ? std::vector<double>{} : select(values, ks);
   std::vector<double> x = sorted_block(values, first, splitters);
   for (double& v : x) v -= shift;
-  const std::vector<std::uint64_t> leaving = shifted(x, 1, first, h);
+  const std::vector<double> leaving = shifted(x, first, h);
   // The scan runs over the positions in order: rank r goes on from the state rank r - 1 left
   // (a broadcast per rank), so its sums are one process's, bit for bit.
   VarianceWindowScan scan{.h = h};
@@ -240,7 +281,7 @@ VarianceWindowScan DistributedReductions::min_variance_window(const Eigen::Vecto
       std::size_t next = 0;
       for (std::size_t i = 0; i < x.size(); ++i) {
         const std::size_t e = first[rank] + i;
-        scan.add(e, x[i], e >= h ? value_of(leaving[next++]) : 0.0);
+        scan.add(e, x[i], e >= h ? leaving[next++] : 0.0);
       }
       state = bits_of(std::vector<double>{scan.sum, scan.squares, scan.best_ss, scan.best_sum});
       state.push_back(scan.best_start);

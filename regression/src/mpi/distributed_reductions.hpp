@@ -9,13 +9,17 @@
 //                        the rank's GPU where select_on_gpu(true) (the host's shard if the GPU
 //                        cannot take the values);
 //   trimmed_sum          the same threshold, the sum below it and its count all-reduced;
-//   min_window_variance  the values sorted across the ranks (an exact sample sort: the
-//                        splitters are DIBMS order statistics, one all-to-all), then every window
-//                        of h consecutive values from prefix sums (a second all-to-all moves the
-//                        prefix sums h positions on). It moves each value twice: 16 n / q bytes
-//                        per rank;
-//   min_variance_window  the same sample sort, each value moved h positions on, then the scan
-//                        rank after rank (a broadcast of its state per rank): one process's sums;
+//   min_window_variance  one rank: its values sorted (on its GPU where select_on_gpu) and one
+//                        process's scan. Several: the values sorted across the ranks (an exact
+//                        sample sort: the splitters are DIBMS order statistics, the local sorts
+//                        on the GPUs where select_on_gpu, one all-to-all, the runs merged), then
+//                        every window of h consecutive values from prefix sums: a second
+//                        all-to-all moves each value h positions on, each run headed by the
+//                        prefix sums before it. It moves each value twice: 16 n / q bytes per
+//                        rank;
+//   min_variance_window  one rank: as min_window_variance. Several: the same sample sort, each
+//                        value moved h positions on, then the scan rank after rank (a broadcast
+//                        of its state per rank): one process's sums;
 //   kth_smallest_many    DIBMS;
 //   shortest_window_below  the exact shortest window over all ranks (distributed_window.hpp:
 //                        a sample sort, 16 n / q bytes per rank), then the bound;
@@ -54,15 +58,16 @@ class DistributedReductions final : public RowReductions {
  private:
   // The order statistics of ranks ks (0-based, over all ranks) of the values, by DIBMS.
   std::vector<double> select(const Eigen::VectorXd& values, const std::vector<std::uint64_t>& ks) const;
+  // This rank's values sorted (on its GPU where select_on_gpu: local_sort.hpp).
+  std::vector<double> sorted_here(const Eigen::VectorXd& values) const;
   // The values sorted across the ranks (an exact sample sort, one all-to-all): this rank's
   // sorted positions [first[rank], first[rank + 1]), given splitters[r - 1], the value at
   // position first[r] (r = 1 .. q - 1).
   std::vector<double> sorted_block(const Eigen::VectorXd& values, const std::vector<std::size_t>& first,
                                    const std::vector<double>& splitters) const;
-  // `width` numbers per sorted position of this rank's block moved h positions on (one
-  // all-to-all): what this rank receives, those of positions max(first[rank], h) - h on.
-  std::vector<std::uint64_t> shifted(std::span<const double> block, std::size_t width, const std::vector<std::size_t>& first,
-                                     std::size_t h) const;
+  // The values of this rank's sorted block moved h positions on (one all-to-all): what this
+  // rank receives, those of positions max(first[rank], h) - h on.
+  std::vector<double> shifted(std::span<const double> block, const std::vector<std::size_t>& first, std::size_t h) const;
 
   distributed::Communicator& comm_;
   bool select_on_gpu_ = false;

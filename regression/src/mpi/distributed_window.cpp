@@ -6,17 +6,27 @@
 #include <memory>
 #include <numeric>
 
+#include "local_sort.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
-#include "robustfit/selection/cpu_sort.hpp"
 
 namespace robustfit::regression::detail {
 
 std::vector<ShortestWindow> shortest_windows(distributed::Communicator& comm, std::span<const Eigen::VectorXd> values,
-                                             std::size_t h) {
+                                             std::size_t h, bool on_gpu) {
   const std::size_t m = values.size();
   if (m == 0) return {};
   const auto q = static_cast<std::size_t>(comm.size()), rank = static_cast<std::size_t>(comm.rank());
+  if (q == 1) {  // one process's code on the sorted values
+    std::vector<ShortestWindow> out;
+    std::vector<double> sorted;
+    for (const Eigen::VectorXd& v : values) {
+      sorted.resize(static_cast<std::size_t>(v.size()));
+      sort_local(std::span<const double>(v.data(), sorted.size()), sorted, on_gpu);
+      out.push_back(shortest_window_sorted(sorted, h));
+    }
+    return out;
+  }
   const std::size_t n = comm.all_reduce_sum(std::uint64_t{static_cast<std::uint64_t>(values[0].size())});
   // Rank r receives sorted positions [first[r], first[r + 1]) of every problem.
   std::vector<std::size_t> first(q + 1);
@@ -45,7 +55,7 @@ std::vector<ShortestWindow> shortest_windows(distributed::Communicator& comm, st
   std::vector<std::uint64_t> below(m * q, 0), ties(m * q, 0);
   for (std::size_t i = 0; i < m; ++i) {
     mine[i].resize(static_cast<std::size_t>(values[i].size()));
-    selection::sort_parallel(std::span<const double>(values[i].data(), mine[i].size()), std::span<double>(mine[i]));
+    sort_local(std::span<const double>(values[i].data(), mine[i].size()), std::span<double>(mine[i]), on_gpu);
     for (std::size_t r = 1; r < q; ++r) {
       const double t = splitters[i * (q - 1) + r - 1];
       const auto lo = std::lower_bound(mine[i].begin(), mine[i].end(), t);
@@ -80,17 +90,12 @@ std::vector<ShortestWindow> shortest_windows(distributed::Communicator& comm, st
   // How many values of each problem every rank sends here, then the values.
   const std::vector<std::uint64_t> incoming = comm.all_to_all(counts, std::vector<std::size_t>(q, m));
   const std::vector<std::uint64_t> received = comm.all_to_all(send, send_counts);
-  std::vector<std::vector<double>> sorted(m);
+  std::vector<std::vector<double>> sorted(m);  // positions first[rank] ... of each problem
   std::size_t at = 0;
   for (std::size_t s = 0; s < q; ++s)
     for (std::size_t i = 0; i < m; ++i)
       for (std::uint64_t v = 0; v < incoming[s * m + i]; ++v) sorted[i].push_back(std::bit_cast<double>(received[at++]));
-  for (auto& block : sorted) {  // positions first[rank] ...
-    std::vector<double> arrived;
-    arrived.swap(block);
-    block.resize(arrived.size());
-    selection::sort_parallel(std::span<const double>(arrived), std::span<double>(block));
-  }
+  for (std::vector<double>& block : sorted) block = merge_sorted_runs(std::move(block));
 
   // Window j .. j + h - 1 (j <= n - h) lives on the owner of j; the value at position
   // e = j + h - 1 comes from the owner of e. Position k >= h - 1 here goes to the owner of k - h + 1.

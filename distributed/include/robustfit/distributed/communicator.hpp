@@ -60,6 +60,8 @@ class Communicator {
   // go to rank r; returns what every rank sent to this one, in rank order. Counts what this
   // rank sends.
   std::vector<std::uint64_t> all_to_all(std::span<const std::uint64_t> values, std::span<const std::size_t> counts);
+  // The same for doubles, moved bit for bit (the sample sorts' values, without a copy as bits).
+  std::vector<double> all_to_all(std::span<const double> values, std::span<const std::size_t> counts);
   // `values` of `root`, resized on the other ranks.
   void broadcast(std::vector<std::uint64_t>& values, int root);
 
@@ -96,6 +98,9 @@ class Communicator {
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
+  template <class T>
+  std::vector<T> all_to_all_of(std::span<const T> values, std::span<const std::size_t> counts, MPI_Datatype type);
+
   std::uint64_t bytes_ = 0;
 };
 
