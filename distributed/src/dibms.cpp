@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/distributed/order_key.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -58,21 +59,42 @@ std::uint64_t phase1_buckets(const Problem& problem, const DibmsOptions& options
   return std::clamp<std::uint64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::min<Wide>(need, most))), floor, most);
 }
 
+// Runs call(i) for every problem i: on the host's threads at once where every shard takes
+// concurrent calls (CUDA shards: then the per-call synchronisations of a batch overlap instead of
+// adding up), else one after another. Each call writes only problem i's outputs.
+template <class Call>
+void each_problem(std::span<Problem* const> problems, Call&& call) {
+  const bool concurrent = problems.size() > 1 && std::all_of(problems.begin(), problems.end(),
+                                                             [](const Problem* p) { return p->shard->concurrent_calls(); });
+  if (concurrent) {
+    common::parallel_for_dynamic(problems.size(), [&](unsigned, std::size_t i) { call(i); });
+  } else {
+    for (std::size_t i = 0; i < problems.size(); ++i) call(i);
+  }
+}
+
+// Per problem i, parts[i] one after another.
+std::vector<std::uint64_t> joined(const std::vector<std::vector<std::uint64_t>>& parts) {
+  std::vector<std::uint64_t> all;
+  for (const auto& part : parts) all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
 // Phase 1, Create Buckets: each rank samples ceil(S n_r / n) values of each problem; rank 0
 // takes P - 1 order statistics of the merged sample as pivots between the global minimum and
 // maximum and sends them to all. Equal pivots are merged, so intervals never repeat.
 void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, const DibmsOptions& options) {
   // One gather: per problem, this rank's sample count then its sample.
-  std::vector<std::uint64_t> mine;
-  for (std::size_t i = 0; i < problems.size(); ++i) {
+  std::vector<std::vector<std::uint64_t>> samples_here(problems.size());
+  each_problem(problems, [&](std::size_t i) {
     const Problem& p = *problems[i];
     const auto count = static_cast<std::uint64_t>((Wide(options.sample_size) * p.shard->size() + p.n - 1) / p.n);
     const std::vector<std::uint64_t> sample = p.shard->sample(
         count, options.seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(comm.rank()) * problems.size() + i + 1));
-    mine.push_back(sample.size());
-    mine.insert(mine.end(), sample.begin(), sample.end());
-  }
-  std::vector<std::uint64_t> merged = comm.gather(mine, 0);
+    samples_here[i].push_back(sample.size());
+    samples_here[i].insert(samples_here[i].end(), sample.begin(), sample.end());
+  });
+  std::vector<std::uint64_t> merged = comm.gather(joined(samples_here), 0);
   std::vector<std::uint64_t> pivots;  // per problem: its pivot count, then its pivots
   if (comm.rank() == 0) {
     std::vector<std::vector<std::uint64_t>> samples(problems.size());
@@ -221,13 +243,13 @@ void confirm_repeated_values(Problem& p, std::span<const std::uint64_t> ranges) 
 // (the pending ranks count among the kept candidates, whose buckets are disjoint key ranges in
 // increasing order: the rank's key is the rank-th of them all). Returns the candidates gathered.
 std::uint64_t answer_from_gathered(Communicator& comm, std::span<Problem* const> problems) {
-  std::vector<std::uint64_t> mine;  // per problem: this rank's count, then its keys
-  for (Problem* p : problems) {
-    const std::vector<std::uint64_t> keys = p->shard->kept_candidates();
-    mine.push_back(keys.size());
-    mine.insert(mine.end(), keys.begin(), keys.end());
-  }
-  const std::vector<std::uint64_t> all = comm.all_gather(mine);  // rank after rank, problem after problem
+  std::vector<std::vector<std::uint64_t>> mine(problems.size());  // per problem: this rank's count, then its keys
+  each_problem(problems, [&](std::size_t i) {
+    const std::vector<std::uint64_t> keys = problems[i]->shard->kept_candidates();
+    mine[i].push_back(keys.size());
+    mine[i].insert(mine[i].end(), keys.begin(), keys.end());
+  });
+  const std::vector<std::uint64_t> all = comm.all_gather(joined(mine));  // rank after rank, problem after problem
   std::vector<std::vector<std::uint64_t>> pooled(problems.size());
   for (std::size_t at = 0; at < all.size();) {
     for (std::size_t i = 0; i < problems.size(); ++i) {
@@ -290,26 +312,28 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
   while (!active.empty()) {
     if (++iterations > options.max_iterations) throw std::logic_error("dibms_select: no convergence");
     // Assign Buckets: local counts of every active problem, summed over the ranks at once.
-    std::vector<std::uint64_t> counts;
-    for (Problem* p : active) {
-      const std::vector<std::uint64_t> local = p->shard->count_buckets(p->intervals, p->total_buckets, p->segmented);
-      counts.insert(counts.end(), local.begin(), local.end());
-    }
+    std::vector<std::vector<std::uint64_t>> local_counts(active.size());
+    each_problem(active, [&](std::size_t i) {
+      const Problem& p = *active[i];
+      local_counts[i] = p.shard->count_buckets(p.intervals, p.total_buckets, p.segmented);
+    });
+    std::vector<std::uint64_t> counts = joined(local_counts);
     comm.all_reduce_sum(counts);
     // Identify Active Buckets, then Reduce: each rank keeps its candidates of the kept buckets;
     // single candidates come from their owners (one all-reduce of keys, 0 where absent).
-    std::vector<std::uint64_t> found;
-    std::size_t at = 0;
-    for (Problem* p : active) {
-      p->counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(at),
-                       counts.begin() + static_cast<std::ptrdiff_t>(at + p->total_buckets));
-      at += p->total_buckets;
-      identify_active(*p);
-      const std::vector<std::uint64_t> local = p->shard->reduce(p->keep, p->singles);
-      found.insert(found.end(), local.begin(), local.end());
-    }
+    std::vector<std::size_t> offsets(active.size() + 1, 0);  // of each problem's counts
+    for (std::size_t i = 0; i < active.size(); ++i) offsets[i + 1] = offsets[i] + active[i]->total_buckets;
+    std::vector<std::vector<std::uint64_t>> local_found(active.size());
+    each_problem(active, [&](std::size_t i) {
+      Problem& p = *active[i];
+      p.counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(offsets[i]),
+                      counts.begin() + static_cast<std::ptrdiff_t>(offsets[i + 1]));
+      identify_active(p);
+      local_found[i] = p.shard->reduce(p.keep, p.singles);
+    });
+    std::vector<std::uint64_t> found = joined(local_found);
     comm.all_reduce_max(found);
-    at = 0;
+    std::size_t at = 0;
     std::vector<std::uint64_t> key_ranges;
     for (Problem* p : active) {
       p->found.assign(found.begin() + static_cast<std::ptrdiff_t>(at),

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -167,6 +168,29 @@ TEST(CudaLocalShard, NanIsRefusedWithItsPosition) {
   EXPECT_NE(cpu_message.find("position 2"), std::string::npos) << cpu_message;
   EXPECT_EQ(host_message, cpu_message);
   EXPECT_EQ(device_message, cpu_message);
+}
+
+// A shard that refers to device memory instead of copying it: every call as the CPU shard's,
+// on every distribution and on a value that is NaN.
+TEST(CudaLocalShard, ShardOverDeviceValuesEqualsTheCpuShard) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  rd::Communicator comm(MPI_COMM_SELF);
+  for (Distribution d : robustfit::data::all_distributions()) {
+    const auto values = robustfit::data::make_distribution<double>(d, 30011, 23);
+    const robustfit::testing::DeviceVector<double> d_values(values);
+    TeeShard shard(rd::make_cpu_local_shard<double>(values), rd::make_cuda_local_shard_over_device<double>(d_values.get(), values.size()),
+                   "over device values");
+    const std::vector<std::uint64_t> ks = test_ranks(values.size());
+    EXPECT_EQ(rd::dibms_select(comm, shard, ks), nth_element_reference(values, ks)) << to_string(d);
+  }
+  std::vector<double> with_nan{1, 2, std::nan(""), 4};
+  const robustfit::testing::DeviceVector<double> d_nan(with_nan);
+  try {
+    rd::make_cuda_local_shard_over_device<double>(d_nan.get(), with_nan.size());
+    ADD_FAILURE() << "a NaN was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("position 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CudaLocalShard, DeviceValuesGiveTheSameShardAsHostValues) {

@@ -32,6 +32,7 @@
 
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "../../../selection/src/cuda/dynamic_shared_memory.cuh"
+#include "device_buffer.hpp"
 #include "fast_bucket.hpp"
 #include "float_keys.hpp"
 #include "interval_lookup.hpp"
@@ -47,48 +48,6 @@ namespace {
 using Key = std::uint64_t;
 using Index = std::uint64_t;
 constexpr Key kNoKey = ~Key{0};
-
-// A device array that grows on demand (its contents are not kept when it grows).
-template <class T>
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer() {
-    if (data_ != nullptr) cudaFree(data_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  T* reserve(std::size_t count) {
-    if (data_ == nullptr || count > capacity_) {
-      if (data_ != nullptr) cudaFree(data_);
-      data_ = nullptr, capacity_ = 0;
-      const std::size_t size = std::max<std::size_t>(count, 1);
-      CUDA_CHECK(cudaMalloc(&data_, size * sizeof(T)));
-      capacity_ = size;
-    }
-    return data_;
-  }
-  T* upload(std::span<const T> host) {
-    reserve(host.size());
-    if (!host.empty()) CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
-    return data_;
-  }
-  std::vector<T> download(std::size_t count, std::size_t offset = 0) const {
-    std::vector<T> host(count);
-    if (count > 0) CUDA_CHECK(cudaMemcpy(host.data(), data_ + offset, count * sizeof(T), cudaMemcpyDeviceToHost));
-    return host;
-  }
-  void swap(DeviceBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(capacity_, other.capacity_);
-  }
-  T* get() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
 
 // Small host arrays packed at 16-byte aligned offsets, so that a call uploads its tables in one
 // copy instead of one each.
@@ -501,14 +460,29 @@ unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
 }
 
+// Brackets a shard call, which may come from any thread (concurrent_calls): makes the shard's
+// device current on the thread, and at the end waits for the work the call queued on the
+// thread's stream, so that the next call, from whatever thread, finds it done.
+class CallDone {
+ public:
+  explicit CallDone(int device) { CUDA_CHECK(cudaSetDevice(device)); }
+  ~CallDone() noexcept(false) {
+    const cudaError_t status = cudaStreamSynchronize(cudaStreamPerThread);
+    if (status != cudaSuccess && std::uncaught_exceptions() == 0) CUDA_CHECK(status);
+  }
+  CallDone(const CallDone&) = delete;
+  CallDone& operator=(const CallDone&) = delete;
+};
+
 template <class T>
 class CudaLocalShard final : public LocalShard {
  public:
-  explicit CudaLocalShard(std::uint64_t count) : n_(count), size_(count) {
-    all_.reserve(count);
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
+  // Over `values` on the device (referred to) when given, else over a buffer of its own that the
+  // factory fills through values().
+  explicit CudaLocalShard(std::uint64_t count, const T* values = nullptr) : n_(count), size_(count) {
+    values_ = values != nullptr ? values : all_.reserve(count);
+    CUDA_CHECK(cudaGetDevice(&device_));
+    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
     int per_multiprocessor = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, count_kernel<BucketOfCandidate<T>>,
                                                              kCountThreads, 0));
@@ -522,13 +496,13 @@ class CudaLocalShard final : public LocalShard {
       float_count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
     }
   }
-  T* values() { return all_.get(); }
+  T* values() { return all_.get(); }  // its own buffer
   // The key range of every value, kept: the values never change, so key_range after a reset
   // reads nothing (the factories compute it while they check for NaN).
   void set_all_range(MinMax range) { all_range_ = range; }
   void compute_all_range() {
     if (n_ == 0) return;
-    const auto in = thrust::make_transform_iterator(all_.get(), MinMaxOf{});
+    const auto in = thrust::make_transform_iterator(values_, MinMaxOf{});
     MinMax* out = range_.reserve(1);
     run_cub([&](void* temp, std::size_t& bytes) {
       return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(n_), MergeMinMax{}, kEmptyRange);
@@ -544,8 +518,10 @@ class CudaLocalShard final : public LocalShard {
   }
 
   std::uint64_t size() const override { return size_; }
+  bool concurrent_calls() const override { return true; }
 
   std::array<std::uint64_t, 2> key_range() const override {
+    const CallDone done(device_);
     if (size_ == 0) return {kNoKey, kNoKey};
     if (!reduced_) return {all_range_.min, ~all_range_.max};
     MinMax* out = range_.reserve(1);
@@ -558,6 +534,7 @@ class CudaLocalShard final : public LocalShard {
   }
 
   std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override {
+    const CallDone done(device_);
     if (size_ == 0) return {};
     // The CPU backend's draw (the same generator and indices), gathered on the device.
     common::Random random(seed);
@@ -574,6 +551,7 @@ class CudaLocalShard final : public LocalShard {
 
   std::vector<std::uint64_t> count_buckets(std::span<const KeyInterval> intervals, std::uint64_t buckets,
                                            bool segmented) override {
+    const CallDone done(device_);
     if (intervals.empty()) throw std::logic_error("count_buckets: no intervals");
     if (buckets > UINT32_MAX) throw std::logic_error("count_buckets: more buckets than 32-bit bucket numbers");
     if (segmented && segments_.size() != intervals.size() + 1)
@@ -653,7 +631,7 @@ class CudaLocalShard final : public LocalShard {
       const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + tile - 1) / tile, 1, most));
       if constexpr (std::is_same_v<T, float>) {
         if (by_float) {
-          const FloatBucketOf float_bucket{all_.get(), reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
+          const FloatBucketOf float_bucket{values_, reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
                                            identity ? nullptr : reinterpret_cast<const std::uint32_t*>(tables + at_float_buckets),
                                            reinterpret_cast<const std::uint16_t*>(tables + at_float_bins), float_lookup};
           const std::size_t staged_bytes = sizeof(std::uint32_t) * float_bucket.table_words();
@@ -703,7 +681,7 @@ class CudaLocalShard final : public LocalShard {
     std::uint32_t* slots = sorted_slots_.reserve(expected);
     const std::size_t shared_bytes = sizeof(std::uint32_t) * (tables.words() + slot_count);
     selection::cuda::detail::allow_dynamic_shared_memory(float_reduce_kernel, kMaxReduceStagedBytes);
-    float_reduce_kernel<<<blocks, kCountThreads, shared_bytes>>>(all_.get(), size_, tables, slot_count, d_block_starts,
+    float_reduce_kernel<<<blocks, kCountThreads, shared_bytes>>>(values_, size_, tables, slot_count, d_block_starts,
                                                                  per_block_.get(), static_cast<std::uint32_t>(buckets_),
                                                                  d_bucket_of_slot, keys, slots, d_mismatch);
     CUDA_CHECK_LAUNCH();
@@ -711,6 +689,7 @@ class CudaLocalShard final : public LocalShard {
   }
 
   std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
+    const CallDone done(device_);
     if (!counted_) throw std::logic_error("reduce: no count_buckets since the last reset or reduce");
     counted_ = false;
     // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
@@ -771,11 +750,11 @@ class CudaLocalShard final : public LocalShard {
               selected = expected;
               placed = true;
             } else {
-              select_if(all_.get(), chosen,
+              select_if(values_, chosen,
                         FloatHasSlot{float_lookup, float_tables.bins, float_tables.thresholds, slot_tables.slots});
             }
           } else {
-            select_if(all_.get(), chosen, HasSlotByKey<T>{slot_tables});
+            select_if(values_, chosen, HasSlotByKey<T>{slot_tables});
           }
           if (selected > 0 && !placed)
             key_slots_of<<<grid_for(selected), 256>>>(chosen, selected, slot_tables, keys_by_slot, slots);
@@ -826,6 +805,7 @@ class CudaLocalShard final : public LocalShard {
   }
 
   std::vector<std::uint64_t> segment_key_ranges() const override {
+    const CallDone done(device_);
     std::vector<std::uint64_t> ranges;
     if (segments_.size() < 2) return ranges;
     const std::size_t count = segments_.size() - 1;
@@ -844,12 +824,14 @@ class CudaLocalShard final : public LocalShard {
   }
 
   std::vector<std::uint64_t> kept_candidates() const override {
+    const CallDone done(device_);
     if (!reduced_) throw std::logic_error("kept_candidates: no reduce since the reset");
     return candidates_.download(size_);  // after a reduce, size_ is the kept segments' length
   }
 
   PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
-    const auto in = thrust::make_transform_iterator(all_.get(), PivotTerms{lo, hi, pivot});
+    const CallDone done(device_);
+    const auto in = thrust::make_transform_iterator(values_, PivotTerms{lo, hi, pivot});
     ExactPivotSums* out = pivot_sums_.reserve(1);
     run_cub([&](void* temp, std::size_t& bytes) {
       return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(n_), AddPivotSums{},
@@ -861,17 +843,18 @@ class CudaLocalShard final : public LocalShard {
   }
 
   std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override {
+    const CallDone done(device_);
     if (n_ == 0) return {};
     // Counted first, so the output buffer is the bracket's size, not n.
     std::uint64_t* d_count = selected_count_.reserve(1);
-    const auto ones = thrust::make_transform_iterator(all_.get(), InsideCount{lo, hi});
+    const auto ones = thrust::make_transform_iterator(values_, InsideCount{lo, hi});
     run_cub([&](void* temp, std::size_t& bytes) {
       return cub::DeviceReduce::Sum(temp, bytes, ones, reinterpret_cast<unsigned long long*>(d_count),
                                     static_cast<std::int64_t>(n_));
     });
     const std::uint64_t count = selected_count_.download(1)[0];
     Key* out = inside_.reserve(count);
-    const auto keys = thrust::make_transform_iterator(all_.get(), ToKey{});
+    const auto keys = thrust::make_transform_iterator(values_, ToKey{});
     run_cub([&](void* temp, std::size_t& bytes) {
       return cub::DeviceSelect::If(temp, bytes, keys, out, d_count, static_cast<std::int64_t>(n_), Inside{lo, hi});
     });
@@ -879,7 +862,7 @@ class CudaLocalShard final : public LocalShard {
   }
 
  private:
-  KeySource<T> current() const { return reduced_ ? KeySource<T>{nullptr, candidates_.get()} : KeySource<T>{all_.get(), nullptr}; }
+  KeySource<T> current() const { return reduced_ ? KeySource<T>{nullptr, candidates_.get()} : KeySource<T>{values_, nullptr}; }
 
   // A CUB call twice: the size of its temporary storage, then the work.
   template <class Call>
@@ -889,8 +872,10 @@ class CudaLocalShard final : public LocalShard {
     CUDA_CHECK(call(cub_temp_.reserve(bytes), bytes));
   }
 
+  int device_ = 0;  // the device current when the shard was made: its calls run there
   std::uint64_t n_ = 0, size_ = 0;
-  DeviceBuffer<T> all_;           // every value
+  DeviceBuffer<T> all_;           // every value, when the shard holds its own copy
+  const T* values_ = nullptr;     // every value: all_, or the caller's device memory
   MinMax all_range_ = kEmptyRange;
   bool reduced_ = false;
   DeviceBuffer<Key> candidates_;  // after a reduce: the kept keys, segment by segment
@@ -942,29 +927,47 @@ std::unique_ptr<LocalShard> make_cuda_local_shard(std::span<const T> values) {
   auto shard = std::make_unique<CudaLocalShard<T>>(values.size());
   if (!values.empty()) CUDA_CHECK(cudaMemcpy(shard->values(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice));
   shard->compute_all_range();
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // its calls may come from other threads
+  return shard;
+}
+
+namespace {
+
+// The key range of `count` device values; throws std::invalid_argument at the first NaN, named
+// as require_no_nan names it.
+template <class T>
+MinMax checked_range(const T* d_values, std::size_t count) {
+  if (count == 0) return kEmptyRange;
+  DeviceBuffer<NanAndRange> result;
+  DeviceBuffer<std::byte> temp;
+  const auto in = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), NanAndRangeOf<T>{d_values, count});
+  const NanAndRange none{count, kEmptyRange};
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, result.reserve(1), static_cast<std::int64_t>(count),
+                                       MergeNanAndRange{}, none));
+  CUDA_CHECK(cub::DeviceReduce::Reduce(temp.reserve(bytes), bytes, in, result.get(), static_cast<std::int64_t>(count),
+                                       MergeNanAndRange{}, none));
+  const NanAndRange scan = result.download(1)[0];
+  if (scan.nan_at < count) throw std::invalid_argument("input holds NaN (at 0-based position " + std::to_string(scan.nan_at) + ")");
+  return scan.range;
+}
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values, std::size_t count) {
+  const MinMax range = checked_range(d_values, count);
+  auto shard = std::make_unique<CudaLocalShard<T>>(count);
+  if (count > 0) CUDA_CHECK(cudaMemcpy(shard->values(), d_values, count * sizeof(T), cudaMemcpyDeviceToDevice));
+  shard->set_all_range(range);
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // the copy; its calls may come from other threads
   return shard;
 }
 
 template <class T>
-std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values, std::size_t count) {
-  NanAndRange scan{count, kEmptyRange};
-  if (count > 0) {  // the position of the first NaN, as require_no_nan names it, and the key range
-    DeviceBuffer<NanAndRange> result;
-    DeviceBuffer<std::byte> temp;
-    const auto in = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), NanAndRangeOf<T>{d_values, count});
-    const NanAndRange none{count, kEmptyRange};
-    std::size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, result.reserve(1), static_cast<std::int64_t>(count),
-                                         MergeNanAndRange{}, none));
-    CUDA_CHECK(cub::DeviceReduce::Reduce(temp.reserve(bytes), bytes, in, result.get(), static_cast<std::int64_t>(count),
-                                         MergeNanAndRange{}, none));
-    scan = result.download(1)[0];
-    if (scan.nan_at < count)
-      throw std::invalid_argument("input holds NaN (at 0-based position " + std::to_string(scan.nan_at) + ")");
-  }
-  auto shard = std::make_unique<CudaLocalShard<T>>(count);
-  if (count > 0) CUDA_CHECK(cudaMemcpy(shard->values(), d_values, count * sizeof(T), cudaMemcpyDeviceToDevice));
-  shard->set_all_range(scan.range);
+std::unique_ptr<LocalShard> make_cuda_local_shard_over_device(const T* d_values, std::size_t count) {
+  auto shard = std::make_unique<CudaLocalShard<T>>(count, d_values);
+  shard->set_all_range(checked_range(d_values, count));  // synchronised by its download
   return shard;
 }
 
@@ -972,6 +975,8 @@ template std::unique_ptr<LocalShard> make_cuda_local_shard<float>(std::span<cons
 template std::unique_ptr<LocalShard> make_cuda_local_shard<double>(std::span<const double>);
 template std::unique_ptr<LocalShard> make_cuda_local_shard_from_device<float>(const float*, std::size_t);
 template std::unique_ptr<LocalShard> make_cuda_local_shard_from_device<double>(const double*, std::size_t);
+template std::unique_ptr<LocalShard> make_cuda_local_shard_over_device<float>(const float*, std::size_t);
+template std::unique_ptr<LocalShard> make_cuda_local_shard_over_device<double>(const double*, std::size_t);
 
 int bind_gpu_to_local_rank(Communicator& comm) {
   MPI_Comm local = MPI_COMM_NULL;

@@ -41,7 +41,8 @@ class LocalPasses {
 
   // This rank's squared residuals (y - X beta_j)^2 of the candidates (the columns of betas),
   // kept for the calls below until the next call, and one LocalShard over each candidate's
-  // squares. Throws std::invalid_argument when a square is NaN (as make_*_local_shard).
+  // squares (the CUDA passes' shards refer to them: drop the shards before the next call).
+  // Throws std::invalid_argument when a square is NaN (as make_*_local_shard).
   virtual std::vector<std::unique_ptr<distributed::LocalShard>> squares(const Eigen::MatrixXd& betas) = 0;
 
   // For each candidate j of the last squares(), against t[j].

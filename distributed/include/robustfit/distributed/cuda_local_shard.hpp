@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA backend of the rank-local selection work (local_shard.hpp), one rank per GPU: the
-// rank's values live on its GPU (a copy, as given); every LocalShard call is a CUB pass over them,
+// rank's values live on its GPU (a copy, as given, or the caller's device memory); every LocalShard call is a CUB pass over them,
 // and only counts, a few keys and sums cross to the host. Same results as the CPU backend,
 // call by call (bucket_of's arithmetic, the same sample draw, exact pivot sums). Built when
 // CUDA and MPI are both on; otherwise the factories throw std::runtime_error.
@@ -22,6 +22,11 @@ std::unique_ptr<LocalShard> make_cuda_local_shard(std::span<const T> values);
 // `count` values already on the current device (copied there: d_values may be freed after).
 template <class T>
 std::unique_ptr<LocalShard> make_cuda_local_shard_from_device(const T* d_values, std::size_t count);
+
+// The same without the copy: the shard reads d_values, which must stay unchanged while it lives
+// (the distributed engine's squared residuals, a batch of candidates' shards over one matrix).
+template <class T>
+std::unique_ptr<LocalShard> make_cuda_local_shard_over_device(const T* d_values, std::size_t count);
 
 // One GPU per rank: makes GPU (local rank modulo the device count) current for this process,
 // the local rank being this rank's number among the ranks of its host (MPI_COMM_TYPE_SHARED).

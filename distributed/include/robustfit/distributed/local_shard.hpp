@@ -80,6 +80,12 @@ class LocalShard {
   virtual PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const = 0;
   // The keys with lo < key < hi, in any order.
   virtual std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const = 0;
+
+  // Whether calls on different shards of this kind may run at once on different threads, each
+  // call finished when it returns (the CUDA shard: each thread's own stream). DIBMS then runs a
+  // batch's per-shard calls on the host's threads. The CPU shard's calls use every thread
+  // themselves: no.
+  virtual bool concurrent_calls() const { return false; }
 };
 
 // The CPU backend over a copy of `values` (float or double). Throws std::invalid_argument naming

@@ -13,6 +13,7 @@
 #include "../../cuda/device_ops.hpp"
 #include "../local_passes.hpp"
 #include "below_counts.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/distributed/cuda_local_shard.hpp"
 
 namespace robustfit::regression::detail {
@@ -81,8 +82,16 @@ class CudaLocalPasses final : public LocalPasses {
     upload(B_, B.data(), p_ * m_, stream_);
     double* R = R_.reserve(n_ * m_);
     cuda::squared_residuals(X_.data(), y_.data(), n_, p_, B_.data(), m_, R, stream_);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));  // the shards copy the squares on the default stream
-    for (std::size_t j = 0; j < m_; ++j) shards.push_back(distributed::make_cuda_local_shard_from_device<double>(R + j * n_, n_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));  // the shards read the squares on their threads' streams
+    // Shards over the squares (no copy: they live until the next squares()), made on the host's
+    // threads at once (each on this rank's device): each NaN scan ends in a synchronisation.
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    shards.resize(m_);
+    common::parallel_for_dynamic(m_, [&](unsigned, std::size_t j) {
+      CUDA_CHECK(cudaSetDevice(device));
+      shards[j] = distributed::make_cuda_local_shard_over_device<double>(R + j * n_, n_);
+    });
     return shards;
   }
 
