@@ -154,4 +154,19 @@ void Communicator::settle(const std::exception_ptr& error) {
   throw PeerFailure(first_failed);
 }
 
+SideCommunicator::SideCommunicator(const Communicator& original) {
+  check(MPI_Comm_dup(original.handle(), &comm_), "MPI_Comm_dup");
+  communicator_.emplace(comm_);
+}
+
+SideCommunicator::~SideCommunicator() {
+  communicator_.reset();
+  MPI_Comm_free(&comm_);
+}
+
+bool threads_may_communicate() {
+  int level = MPI_THREAD_SINGLE;
+  return MPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_MULTIPLE;
+}
+
 }  // namespace robustfit::distributed

@@ -25,5 +25,7 @@ template std::unique_ptr<LocalShard> make_cuda_local_shard_over_device<float>(co
 template std::unique_ptr<LocalShard> make_cuda_local_shard_over_device<double>(const double*, std::size_t);
 
 int bind_gpu_to_local_rank(Communicator&) { return -1; }
+int current_gpu() { return -1; }
+void use_gpu(int) {}
 
 }  // namespace robustfit::distributed

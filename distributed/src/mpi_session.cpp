@@ -51,7 +51,9 @@ bool launched_by_mpi() {
 
 MpiSession::MpiSession(int& argc, char**& argv) {
   int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+  // Multiple: the distributed LTS fit takes the robust R^2's scale of y on a thread beside the
+  // search (each on a communicator of its own); with less, it takes it after the search.
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
     throw std::runtime_error("MPI_Init_thread failed");
   }
   share_host_cpus();

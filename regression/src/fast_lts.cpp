@@ -128,7 +128,9 @@ FitResult fit_lts_on(const ModelData& data, const RowReductions& all, const LtsO
   // GPU's sort; the host only copies and scans), on a thread of its own.
   std::unique_ptr<RowReductions> early;
   std::future<double> y_window_variance;
-  if (data.intercept && parts.reductions && engine->backend_name() == "cuda" && !all.spans_processes()) {
+  if (data.intercept && parts.y_window_variance_beside) {
+    y_window_variance = parts.y_window_variance_beside(data.y, h);
+  } else if (data.intercept && parts.reductions && engine->backend_name() == "cuda" && !all.spans_processes()) {
     early = parts.reductions(*engine);
     y_window_variance = std::async(std::launch::async, [&] { return early->min_window_variance(data.y, h); });
   }

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <cstddef>
 #include <functional>
+#include <future>
 #include <memory>
 
 #include "backend_cost.hpp"
@@ -31,6 +32,9 @@ struct LtsParts {
   std::function<std::unique_ptr<RowReductions>(const Engine&)> reductions;
   std::function<Eigen::MatrixXd(std::size_t h)> deterministic_starts;
   McdParts mcd;
+  // Where set: the robust R^2's scale of y (min_window_variance(y, h)) started beside the search,
+  // called before it (the distributed fit: on a thread and communicator of its own).
+  std::function<std::future<double>(const Eigen::VectorXd& y, std::size_t h)> y_window_variance_beside;
 };
 
 // One process: the engine its options ask for (engine_factory.hpp) over all rows, and the

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <numeric>
 
@@ -100,6 +101,26 @@ TEST(DistributedReductions, VarianceWindowScanEqualsOneProcess) {
       }
     }
   }
+}
+
+// The distributed fit's side computation (distributed_fit.cpp): the window variance on a thread
+// and communicator of its own while this thread runs other collectives on the original one.
+TEST(DistributedReductions, WindowVarianceOnASideCommunicatorBesideOtherCollectives) {
+  if (!rd::threads_may_communicate()) GTEST_SKIP() << "MPI was not started with MPI_THREAD_MULTIPLE";
+  rd::Communicator comm;
+  const std::size_t n = 200003, h = n / 2 + 6;
+  const Eigen::VectorXd v = values(n, false), mine = part(v, "empty_then_one", comm);
+  const std::span<const double> whole(v.data(), n);
+  const double want = rr::min_window_variance(whole, h);
+  const auto [begin, end] = rt::shard_rows("empty_then_one", n, comm.rank(), comm.size());
+  std::vector<std::size_t> want_rows;
+  for (std::size_t row : robustfit::selection::smallest_h_parallel(whole, h).rows)
+    if (row >= begin && row < end) want_rows.push_back(row - begin);
+  rd::SideCommunicator side(comm);
+  std::future<double> beside = std::async(std::launch::async, [&] { return rr::DistributedReductions(side.get()).min_window_variance(mine, h); });
+  const rr::DistributedReductions all(comm);
+  for (int round = 0; round < 3; ++round) EXPECT_EQ(all.smallest_h(mine, h), want_rows) << "round " << round;
+  EXPECT_NEAR(beside.get(), want, 1e-11 * want);
 }
 
 TEST(DistributedReductions, ConstantValuesHaveNoWindowVariance) {

@@ -994,4 +994,17 @@ int bind_gpu_to_local_rank(Communicator& comm) {
   return device;
 }
 
+int current_gpu() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
+void use_gpu(int device) {
+  if (device >= 0) CUDA_CHECK(cudaSetDevice(device));
+}
+
 }  // namespace robustfit::distributed

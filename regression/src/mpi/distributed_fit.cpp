@@ -1,5 +1,7 @@
 #include "distributed_fit.hpp"
 
+#include <future>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
@@ -10,6 +12,7 @@
 #include "../mcd_fit.hpp"
 #include "distributed_engine.hpp"
 #include "distributed_reductions.hpp"
+#include "robustfit/distributed/cuda_local_shard.hpp"
 #include "robustfit/selection/gpu.hpp"
 
 namespace robustfit::regression {
@@ -76,6 +79,18 @@ detail::LtsParts distributed_parts(distributed::Communicator& comm, const detail
     return detail::deterministic_starts_of_sample(sample, h, n);
   };
   parts.mcd = distributed_mcd_parts(comm);
+  // With the search on the GPUs the hosts mostly wait: the robust R^2's scale of y (a sample sort
+  // across the ranks) runs meanwhile on a thread of each rank, over a communicator of its own.
+  if (gpu && comm.all_reduce_min(distributed::threads_may_communicate() ? 1 : 0) == 1)
+    parts.y_window_variance_beside = [&comm](const Eigen::VectorXd& y, std::size_t h) {
+      auto side = std::make_shared<distributed::SideCommunicator>(comm);  // collective: here, on every rank
+      return std::async(std::launch::async, [side, &y, h, device = distributed::current_gpu()] {
+        distributed::use_gpu(device);
+        detail::DistributedReductions reductions(side->get());
+        reductions.select_on_gpu(true);
+        return reductions.min_window_variance(y, h);
+      });
+    };
   return parts;
 }
 

@@ -104,4 +104,24 @@ class Communicator {
   std::uint64_t bytes_ = 0;
 };
 
+// A communicator of its own over the same ranks (MPI_Comm_dup: collective), freed with this
+// object: collectives on another thread beside those of the original. Needs MPI_THREAD_MULTIPLE
+// (threads_may_communicate).
+class SideCommunicator {
+ public:
+  explicit SideCommunicator(const Communicator& original);
+  ~SideCommunicator();
+  SideCommunicator(const SideCommunicator&) = delete;
+  SideCommunicator& operator=(const SideCommunicator&) = delete;
+  Communicator& get() { return *communicator_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::optional<Communicator> communicator_;
+};
+
+// Whether MPI was started with MPI_THREAD_MULTIPLE: several threads may then run collectives at
+// once, each on a communicator of its own.
+bool threads_may_communicate();
+
 }  // namespace robustfit::distributed

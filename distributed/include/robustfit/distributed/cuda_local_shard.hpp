@@ -34,4 +34,9 @@ std::unique_ptr<LocalShard> make_cuda_local_shard_over_device(const T* d_values,
 // Call before anything else touches the GPU.
 int bind_gpu_to_local_rank(Communicator& comm);
 
+// The calling thread's current device (-1 without CUDA), and making a device current on another
+// thread (a thread starts on device 0): for work a rank hands to a thread of its own.
+int current_gpu();
+void use_gpu(int device);
+
 }  // namespace robustfit::distributed

@@ -9,7 +9,7 @@ bool launched_by_mpi();
 
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv);  // MPI_Init_thread (funneled)
+  MpiSession(int& argc, char**& argv);  // MPI_Init_thread (multiple where the library has it)
   ~MpiSession();                        // MPI_Finalize
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
