@@ -27,6 +27,11 @@ void Communicator::all_reduce_sum(std::span<std::uint64_t> values) {
   check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_count(values.size()), MPI_UINT64_T, MPI_SUM, comm_), "MPI_Allreduce");
 }
 
+void Communicator::all_reduce_sum(std::span<std::uint32_t> values) {
+  bytes_ += values.size_bytes();
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_count(values.size()), MPI_UINT32_T, MPI_SUM, comm_), "MPI_Allreduce");
+}
+
 void Communicator::all_reduce_sum(std::span<double> values) {
   bytes_ += values.size_bytes();
   check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_count(values.size()), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");

@@ -40,6 +40,7 @@ class Communicator {
   std::uint64_t bytes() const { return bytes_; }
 
   void all_reduce_sum(std::span<std::uint64_t> values);
+  void all_reduce_sum(std::span<std::uint32_t> values);
   void all_reduce_sum(std::span<double> values);
   void all_reduce_min(std::span<std::uint64_t> values);
   void all_reduce_max(std::span<std::uint64_t> values);
