@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -176,6 +179,68 @@ TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
     most = std::max(most, alone.iterations);
   }
   EXPECT_EQ(batched.iterations, most);
+}
+
+// A shard that answers as the one it wraps but says its calls may run at once: DIBMS then runs a
+// batch's per-problem calls on the host's threads (the CUDA shards' path), here over CPU shards.
+class ConcurrentShard final : public rd::LocalShard {
+ public:
+  explicit ConcurrentShard(std::unique_ptr<rd::LocalShard> shard) : shard_(std::move(shard)) {}
+  void reset() override { shard_->reset(); }
+  std::uint64_t size() const override { return shard_->size(); }
+  std::array<std::uint64_t, 2> key_range() const override { return shard_->key_range(); }
+  std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override { return shard_->sample(count, seed); }
+  std::vector<std::uint64_t> count_buckets(std::span<const rd::KeyInterval> intervals, std::uint64_t buckets,
+                                           bool segmented) override {
+    return shard_->count_buckets(intervals, buckets, segmented);
+  }
+  std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
+    return shard_->reduce(keep, singles);
+  }
+  std::vector<std::uint64_t> segment_key_ranges() const override { return shard_->segment_key_ranges(); }
+  std::vector<std::uint64_t> kept_candidates() const override { return shard_->kept_candidates(); }
+  rd::PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
+    return shard_->pivot_sums(lo, hi, pivot);
+  }
+  std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override { return shard_->keys_inside(lo, hi); }
+  bool concurrent_calls() const override { return true; }
+
+ private:
+  std::unique_ptr<rd::LocalShard> shard_;
+};
+
+// The batch's calls at once give the answers, iterations and bytes of the calls in turn.
+TEST(DibmsBatch, ConcurrentShardCallsGiveTheSameSelection) {
+  rd::Communicator comm;
+  std::vector<std::vector<double>> alls;
+  std::vector<std::unique_ptr<rd::LocalShard>> in_turn, at_once;
+  std::vector<rd::LocalShard*> in_turn_shards, at_once_shards;
+  std::vector<std::vector<std::uint64_t>> ks;
+  std::size_t i = 0;
+  for (Distribution d : robustfit::data::all_distributions()) {
+    alls.push_back(robustfit::data::make_distribution<double>(d, 40000 + 11 * i, 29));
+    const auto mine = rt::shard_of(alls.back(), rt::kSplits[i % 3], comm.rank(), comm.size());
+    in_turn.push_back(rd::make_cpu_local_shard<double>(mine));
+    at_once.push_back(std::make_unique<ConcurrentShard>(rd::make_cpu_local_shard<double>(mine)));
+    in_turn_shards.push_back(in_turn.back().get());
+    at_once_shards.push_back(at_once.back().get());
+    ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 2});
+    ++i;
+  }
+  rd::DibmsOptions paper;
+  paper.gather_candidates = 0;
+  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, paper}) {
+    rd::SelectionReport a, b;
+    const auto want = rd::dibms_select_batched(comm, in_turn_shards, ks, options, &a);
+    const auto got = rd::dibms_select_batched(comm, at_once_shards, ks, options, &b);
+    ASSERT_EQ(got.size(), alls.size());
+    for (std::size_t j = 0; j < alls.size(); ++j) {
+      EXPECT_EQ(got[j], want[j]) << "problem " << j;
+      EXPECT_EQ(got[j], nth_element_reference(alls[j], ks[j])) << "problem " << j;
+    }
+    EXPECT_EQ(b.iterations, a.iterations);
+    EXPECT_EQ(b.bytes, a.bytes);
+  }
 }
 
 TEST_P(Dibms, RankOutOfRangeIsAnErrorOnEveryRank) {
