@@ -118,6 +118,14 @@ std::vector<std::uint64_t> Communicator::all_gather(std::span<const std::uint64_
   return all;
 }
 
+std::vector<std::uint64_t> Communicator::all_gather_equal(std::span<const std::uint64_t> local) {
+  const int count = as_count(local.size());
+  bytes_ += local.size_bytes();
+  std::vector<std::uint64_t> all(local.size() * static_cast<std::size_t>(size_));
+  check(MPI_Allgather(local.data(), count, MPI_UINT64_T, all.data(), count, MPI_UINT64_T, comm_), "MPI_Allgather");
+  return all;
+}
+
 std::vector<std::uint64_t> Communicator::all_to_all(std::span<const std::uint64_t> values,
                                                     std::span<const std::size_t> counts) {
   return all_to_all_of(values, counts, MPI_UINT64_T);

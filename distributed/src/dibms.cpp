@@ -92,9 +92,10 @@ std::vector<std::uint64_t> joined(const std::vector<std::vector<std::uint64_t>>&
   return all;
 }
 
-// Phase 1, Create Buckets: each rank samples ceil(S n_r / n) values of each problem; rank 0
-// takes P - 1 order statistics of the merged sample as pivots between the global minimum and
-// maximum and sends them to all. Equal pivots are merged, so intervals never repeat.
+// Phase 1, Create Buckets: each rank samples ceil(S n_r / n) values of each problem; the P - 1
+// order statistics of the merged sample are the pivots between the global minimum and maximum
+// (the paper's rank 0 chooses them and sends them to all; here every rank has the merged sample
+// and chooses the same ones). Equal pivots are merged, so intervals never repeat.
 void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, const DibmsOptions& options) {
   // One gather: per problem, this rank's sample count then its sample.
   std::vector<std::vector<std::uint64_t>> samples_here(problems.size());
@@ -106,9 +107,11 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
     samples_here[i].push_back(sample.size());
     samples_here[i].insert(samples_here[i].end(), sample.begin(), sample.end());
   });
-  std::vector<std::uint64_t> merged = comm.gather(joined(samples_here), 0);
+  // Every rank merges the samples and takes the same pivots (one all-gather; the paper's rank 0
+  // gathers and broadcasts them: two collectives).
+  const std::vector<std::uint64_t> merged = comm.all_gather(joined(samples_here));
   std::vector<std::uint64_t> pivots;  // per problem: its pivot count, then its pivots
-  if (comm.rank() == 0) {
+  {
     std::vector<std::vector<std::uint64_t>> samples(problems.size());
     for (std::size_t at = 0; at < merged.size();) {  // rank after rank, problem after problem
       for (std::size_t i = 0; i < problems.size(); ++i) {
@@ -131,7 +134,6 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
       pivots.insert(pivots.end(), chosen.begin(), chosen.end());
     }
   }
-  comm.broadcast(pivots, 0);
   std::size_t at = 0;
   for (Problem* p : problems) {
     const std::size_t count = pivots[at++];
@@ -301,8 +303,18 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
     const auto range = shards[i]->key_range();
     ranges[2 * i] = range[0], ranges[2 * i + 1] = range[1];
   }
-  comm.all_reduce_sum(sizes);
-  comm.all_reduce_min(ranges);
+  // Sizes summed and key ranges' minima over the ranks, from one all-gather of both.
+  {
+    std::vector<std::uint64_t> mine(sizes);
+    mine.insert(mine.end(), ranges.begin(), ranges.end());
+    const std::vector<std::uint64_t> all = comm.all_gather_equal(mine);
+    std::fill(sizes.begin(), sizes.end(), 0);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(comm.size()); ++r) {
+      const std::uint64_t* theirs = all.data() + r * mine.size();
+      for (std::size_t i = 0; i < count; ++i) sizes[i] += theirs[i];
+      for (std::size_t j = 0; j < 2 * count; ++j) ranges[j] = std::min(ranges[j], theirs[count + j]);
+    }
+  }
   std::vector<Problem*> active;
   for (std::size_t i = 0; i < count; ++i) {
     Problem& p = problems[i];

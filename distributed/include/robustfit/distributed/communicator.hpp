@@ -57,6 +57,8 @@ class Communicator {
   std::vector<std::uint64_t> gather(std::span<const std::uint64_t> local, int root);
   // Every rank's `local` in rank order, on every rank.
   std::vector<std::uint64_t> all_gather(std::span<const std::uint64_t> local);
+  // The same where every rank passes the same number of values (one MPI call instead of two).
+  std::vector<std::uint64_t> all_gather_equal(std::span<const std::uint64_t> local);
   // Personalised exchange: counts[r] values of `values` (one run after another, in rank order)
   // go to rank r; returns what every rank sent to this one, in rank order. Counts what this
   // rank sends.
