@@ -97,7 +97,7 @@ std::vector<std::uint64_t> joined(const std::vector<std::vector<std::uint64_t>>&
 // (the paper's rank 0 chooses them and sends them to all; here every rank has the merged sample
 // and chooses the same ones). Equal pivots are merged, so intervals never repeat.
 void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, const DibmsOptions& options) {
-  // One gather: per problem, this rank's sample count then its sample.
+  // Per problem, this rank's sample count then its sample.
   std::vector<std::vector<std::uint64_t>> samples_here(problems.size());
   each_problem(problems, [&](std::size_t i) {
     const Problem& p = *problems[i];
