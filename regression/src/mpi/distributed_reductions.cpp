@@ -5,6 +5,7 @@
 #include <bit>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "../all_rows.hpp"
 #include "distributed_window.hpp"
@@ -17,6 +18,16 @@
 
 namespace robustfit::regression::detail {
 namespace {
+
+// The positions of rank `from`'s sorted block [first[from], first[from + 1]) whose position
+// k + h lies in rank `to`'s block: [lo, hi), lo == hi for none. The window scans move these
+// values h positions on, from `from` to `to`.
+std::pair<std::size_t, std::size_t> moved_on(const std::vector<std::size_t>& first, std::size_t h, std::size_t from,
+                                             std::size_t to) {
+  const std::size_t lo = std::max(first[from], first[to] >= h ? first[to] - h : 0);
+  const std::size_t hi = std::min(first[from + 1], first[to + 1] >= h ? first[to + 1] - h : 0);
+  return {lo, std::max(lo, hi)};
+}
 
 std::vector<std::uint64_t> bits_of(std::span<const double> values) {
   std::vector<std::uint64_t> bits(values.size());
@@ -162,17 +173,13 @@ std::vector<double> DistributedReductions::sorted_block(const Eigen::VectorXd& v
 
 std::vector<double> DistributedReductions::shifted(std::span<const double> block, const std::vector<std::size_t>& first,
                                                    std::size_t h) const {
-  // Position k's value goes to the owner of k + h (k + h < n: this rank's first positions, in
-  // order); the owner receives those of positions max(begin, h) - h on, in order.
+  // Position k's value goes to the owner of k + h (k + h < n): one run per rank, this rank's
+  // first positions in order; the owner receives those of positions max(begin, h) - h on, in order.
   const auto q = static_cast<std::size_t>(comm_.size()), rank = static_cast<std::size_t>(comm_.rank());
-  const std::size_t n = first[q], begin = first[rank], m = block.size();
-  // Positions [begin, last) have k + h < n; those landing in rank r's [first[r], first[r + 1])
-  // go to r: one run per rank (a binary search per position took ~0.1 s at 10^7).
   std::vector<std::size_t> send(q, 0);
-  const std::size_t last = n > h ? std::min(begin + m, n - h) : begin;
-  for (std::size_t r = 0; r < q && begin < last; ++r) {
-    const std::size_t lo = std::max(begin + h, first[r]), hi = std::min(last + h, first[r + 1]);
-    if (lo < hi) send[r] = hi - lo;
+  for (std::size_t r = 0; r < q; ++r) {
+    const auto [lo, hi] = moved_on(first, h, rank, r);
+    send[r] = hi - lo;
   }
   const std::size_t sent = std::accumulate(send.begin(), send.end(), std::size_t{0});
   return comm_.all_to_all(block.first(sent), send);
@@ -209,12 +216,8 @@ double DistributedReductions::min_window_variance(const Eigen::VectorXd& values,
 
   // The window ending at position e needs P(e - h): position k's value goes to the owner of
   // k + h, each run headed by the prefix sums before its first position (one all-to-all, 8 bytes
-  // a value). run(s, r): the positions of rank s whose k + h lies in rank r's block.
-  const auto run = [&](std::size_t from, std::size_t to) {
-    const std::size_t lo = std::max(first[from], first[to] >= h ? first[to] - h : 0);
-    const std::size_t hi = std::min(first[from + 1], first[to + 1] >= h ? first[to + 1] - h : 0);
-    return std::pair{lo, std::max(lo, hi)};
-  };
+  // a value).
+  const auto run = [&](std::size_t from, std::size_t to) { return moved_on(first, h, from, to); };
   std::vector<double> send;
   std::vector<std::size_t> counts(q, 0);
   double before = offset, before2 = offset2;  // P(at - 1)
