@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/common/random.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/order_key.hpp"
@@ -19,7 +20,8 @@ constexpr std::array<std::uint64_t, 2> kNoKeys{~std::uint64_t{0}, ~std::uint64_t
 
 class CpuLocalShard final : public LocalShard {
  public:
-  explicit CpuLocalShard(std::vector<std::uint64_t> keys) : all_(std::move(keys)) {}
+  // range: {min, ~max} of the keys (kNoKeys when there are none), found as they were made.
+  CpuLocalShard(std::vector<std::uint64_t> keys, std::array<std::uint64_t, 2> range) : all_(std::move(keys)), range_(range) {}
 
   void reset() override {
     reduced_ = false;
@@ -29,10 +31,14 @@ class CpuLocalShard final : public LocalShard {
 
   std::uint64_t size() const override { return current().size(); }
 
+  // Every call is a serial pass over this shard's own members: a batch's shards may be called
+  // at once, one per thread (the C-steps' batches of candidates).
+  bool concurrent_calls() const override { return true; }
+
   std::array<std::uint64_t, 2> key_range() const override {
-    const std::span<const std::uint64_t> keys = current();
-    if (keys.empty()) return kNoKeys;
-    const auto [min, max] = std::minmax_element(keys.begin(), keys.end());
+    if (!reduced_) return range_;
+    if (candidates_.empty()) return kNoKeys;
+    const auto [min, max] = std::minmax_element(candidates_.begin(), candidates_.end());
     return {*min, ~*max};
   }
 
@@ -50,6 +56,7 @@ class CpuLocalShard final : public LocalShard {
                                            bool segmented) override {
     const std::span<const std::uint64_t> keys = current();
     std::vector<std::uint64_t> counts(buckets, 0);
+    if (buckets > std::uint64_t{1} << 32) throw std::logic_error("count_buckets: more than 2^32 buckets");
     bucket_.resize(keys.size());
     // As the CUDA shard: where no interval has more buckets than keys, each key's bucket is a
     // double estimate corrected against the buckets' first keys (no division per key).
@@ -74,7 +81,7 @@ class CpuLocalShard final : public LocalShard {
     if (segmented) {
       if (segments_.size() != intervals.size() + 1) throw std::logic_error("count_buckets: segments and intervals differ");
       for (std::size_t s = 0; s < intervals.size(); ++s) {
-        for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) bucket_[i] = bucket_in(s, keys[i]);
+        for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) bucket_[i] = static_cast<std::uint32_t>(bucket_in(s, keys[i]));
       }
     } else {
       std::vector<std::uint64_t> lows;
@@ -83,9 +90,9 @@ class CpuLocalShard final : public LocalShard {
       std::vector<std::uint32_t> table;
       const detail::IntervalLookup lookup = detail::make_interval_lookup(lows, 4096, table);
       for (std::size_t i = 0; i < keys.size(); ++i)
-        bucket_[i] = bucket_in(detail::interval_of(lookup, table.data(), lows.data(), keys[i]), keys[i]);
+        bucket_[i] = static_cast<std::uint32_t>(bucket_in(detail::interval_of(lookup, table.data(), lows.data(), keys[i]), keys[i]));
     }
-    for (std::uint64_t b : bucket_) ++counts[b];
+    for (const std::uint32_t b : bucket_) ++counts[b];
     buckets_ = buckets;
     return counts;
   }
@@ -99,7 +106,7 @@ class CpuLocalShard final : public LocalShard {
     for (std::size_t j = 0; j < singles.size(); ++j) slot.at(singles[j]) = -2 - static_cast<std::int64_t>(j);
     // Where each kept bucket's segment goes: its local count, as an exclusive prefix sum.
     std::vector<std::uint64_t> sizes(keep.size(), 0);
-    for (std::uint64_t b : bucket_) {
+    for (const std::uint32_t b : bucket_) {
       if (slot[b] >= 0) ++sizes[static_cast<std::size_t>(slot[b])];
     }
     std::vector<std::size_t> segments(keep.size() + 1, 0);
@@ -172,7 +179,9 @@ class CpuLocalShard final : public LocalShard {
   bool reduced_ = false;
   std::vector<std::uint64_t> candidates_;  // after a reduce: the kept keys, segment by segment
   std::vector<std::size_t> segments_;      // segment s is candidates_[segments_[s], segments_[s+1])
-  std::vector<std::uint64_t> bucket_;      // bucket of each current candidate (count_buckets)
+  std::array<std::uint64_t, 2> range_;      // key_range() of all_
+  // The bucket of each current candidate (count_buckets; written before it is read: no zeroing).
+  std::vector<std::uint32_t, common::UninitializedAllocator<std::uint32_t>> bucket_;
   std::uint64_t buckets_ = 0;              // the bucket count of the last count_buckets
   std::vector<std::uint64_t> starts_;      // each bucket's first key (count_buckets' table)
   std::vector<detail::EstimatedInterval> estimated_;
@@ -184,8 +193,12 @@ template <class T>
 std::unique_ptr<LocalShard> make_cpu_local_shard(std::span<const T> values) {
   selection::require_no_nan(values);
   std::vector<std::uint64_t> keys(values.size());
-  std::transform(values.begin(), values.end(), keys.begin(), [](T v) { return order_key(static_cast<double>(v)); });
-  return std::make_unique<CpuLocalShard>(std::move(keys));
+  std::uint64_t min = ~std::uint64_t{0}, max = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint64_t key = keys[i] = order_key(static_cast<double>(values[i]));
+    min = std::min(min, key), max = std::max(max, key);
+  }
+  return std::make_unique<CpuLocalShard>(std::move(keys), values.empty() ? kNoKeys : std::array<std::uint64_t, 2>{min, ~max});
 }
 
 template std::unique_ptr<LocalShard> make_cpu_local_shard<float>(std::span<const float>);

@@ -68,16 +68,6 @@ CpuEngine::CpuEngine(Eigen::MatrixXd X, Eigen::VectorXd y, selection::Algorithm 
 CpuEngine::CpuEngine(const ModelData& data, selection::Algorithm selection)
     : X_(data.X), y_(data.y), rows_(augmented_rows(data.X, data.y)), sort_(sorts(selection)), lts_(X_, y_, rows_, sort_) {}
 
-RowMajorMatrix CpuEngine::augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
-  RowMajorMatrix rows(X.rows(), X.cols() + 1);
-  parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
-    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
-    rows.middleRows(b, m).leftCols(X.cols()) = X.middleRows(b, m);
-    rows.middleRows(b, m).col(X.cols()) = y.segment(b, m);
-  });
-  return rows;
-}
-
 std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const double> squares, const HSubset& subset, std::size_t h) const {
   const Eigen::Index p = X_.cols();
   if (auto beta = solve_normal_equations(subset.gram.topLeftCorner(p, p), subset.gram.row(p).head(p).transpose())) return beta;

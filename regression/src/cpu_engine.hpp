@@ -58,9 +58,6 @@ class CpuEngine final : public Engine {
   void mcd_c_step_one(const Eigen::MatrixXd& centers, const Eigen::MatrixXd& whiteners, std::size_t h,
                       std::size_t j, bool parallel_chunks, Eigen::MatrixXd& grams) const;
 
-  // [X y] row-major: gathering a row of an h-subset is one contiguous copy.
-  static RowMajorMatrix augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
-
   Eigen::MatrixXd own_X_;  // empty when the engine refers to a ModelData
   Eigen::VectorXd own_y_;
   const Eigen::MatrixXd& X_;

@@ -249,6 +249,16 @@ bool update_gram(const RowMajorMatrix& augmented, std::size_t n, const std::vect
 
 }  // namespace
 
+RowMajorMatrix augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+  RowMajorMatrix rows(X.rows(), X.cols() + 1);
+  common::parallel_rows(static_cast<std::size_t>(X.rows()), [&](std::size_t, std::size_t begin, std::size_t end) {
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    rows.middleRows(b, m).leftCols(X.cols()) = X.middleRows(b, m);
+    rows.middleRows(b, m).col(X.cols()) = y.segment(b, m);
+  });
+  return rows;
+}
+
 double CpuLtsCStep::threshold(std::span<const double> values, std::size_t k, bool all_threads, std::vector<double>& scratch,
                               const SubsetState* state) const {
   if (by_sort_) {
@@ -349,6 +359,30 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
     state->changed = 0;
   }
   return out;
+}
+
+CountAtThreshold CpuLtsCStep::count_at(std::span<const double> squares, double t, bool all_threads) const {
+  const std::size_t n = squares.size();
+  std::vector<Below> parts(common::row_chunk_count(n));
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) { parts[c] = count_below(squares.data(), begin, end, t); });
+  CountAtThreshold out;
+  for (const Below& part : parts) out.sum_below += part.sum, out.below += part.count, out.ties += part.at;
+  return out;
+}
+
+Eigen::MatrixXd CpuLtsCStep::gram_at(std::span<const double> squares, double t, std::size_t take, bool all_threads) const {
+  const std::size_t n = squares.size();
+  std::vector<Eigen::MatrixXd> grams(common::row_chunk_count(n));
+  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) { grams[c] = gram_below(augmented_, squares.data(), t, begin, end); });
+  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(augmented_.cols(), augmented_.cols());
+  for (const Eigen::MatrixXd& G : grams) gram += G;
+  for (std::size_t i = 0; i < n && take > 0; ++i) {
+    if (squares[i] != t) continue;
+    const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(i));
+    gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
+    --take;
+  }
+  return gram;
 }
 
 std::vector<std::size_t> CpuLtsCStep::subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const {

@@ -17,6 +17,18 @@ namespace robustfit::regression::detail {
 
 using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// [X y] row-major (the row chunks in parallel): gathering a row of an h-subset is one
+// contiguous copy.
+RowMajorMatrix augmented_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
+
+// One candidate's squares against a threshold chosen elsewhere (the distributed engine's, over
+// all ranks' squares).
+struct CountAtThreshold {
+  double sum_below = 0;    // the sum of the squares below t, added as h_subset adds it
+  std::size_t below = 0;   // #{square < t}
+  std::size_t ties = 0;    // #{square == t}
+};
+
 // One worker's buffers, grown to n once and reused by every candidate it handles.
 struct CStepScratch {
   std::vector<double> squares;
@@ -64,6 +76,12 @@ class CpuLtsCStep {
   // the row chunks over every hardware thread.
   HSubset h_subset(std::span<const double> squares, std::size_t h, bool with_gram, bool all_threads,
                    std::vector<double>& selection_scratch, SubsetState* state = nullptr) const;
+
+  // Against a threshold t chosen elsewhere: the sum and count of the squares below t and the
+  // count equal to t (h_subset's pass); the lower triangle of the Gram matrix of [X y] over the
+  // rows below t and the first `take` rows equal to t in row order (h_subset's afresh).
+  CountAtThreshold count_at(std::span<const double> squares, double t, bool all_threads) const;
+  Eigen::MatrixXd gram_at(std::span<const double> squares, double t, std::size_t take, bool all_threads) const;
 
   // The rows of that h-subset, ascending (for a QR refit when the Gram matrix is too ill
   // conditioned).

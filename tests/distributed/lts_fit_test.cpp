@@ -117,6 +117,7 @@ TEST(DistributedLsFit, EqualsOneProcess) {
 
 TEST(DistributedLtsFit, DesignChecksSeeAllRanks) {
   rd::Communicator comm;
+  if (comm.size() < 2) GTEST_SKIP() << "needs ranks whose x differ";
   const Eigen::Index m = 5;
   const Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(m, 0, 1);
   const std::vector<std::string> names{"x"};

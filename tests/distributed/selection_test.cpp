@@ -181,11 +181,12 @@ TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
   EXPECT_EQ(batched.iterations, most);
 }
 
-// A shard that answers as the one it wraps but says its calls may run at once: DIBMS then runs a
-// batch's per-problem calls on the host's threads (the CUDA shards' path), here over CPU shards.
-class ConcurrentShard final : public rd::LocalShard {
+// A shard that answers as the one it wraps but says whether its calls may run at once: DIBMS
+// runs a batch's per-problem calls on the host's threads where every shard says so (the CPU and
+// CUDA shards do), one after another where one does not.
+class ShardCalled final : public rd::LocalShard {
  public:
-  explicit ConcurrentShard(std::unique_ptr<rd::LocalShard> shard) : shard_(std::move(shard)) {}
+  ShardCalled(std::unique_ptr<rd::LocalShard> shard, bool at_once) : shard_(std::move(shard)), at_once_(at_once) {}
   void reset() override { shard_->reset(); }
   std::uint64_t size() const override { return shard_->size(); }
   std::array<std::uint64_t, 2> key_range() const override { return shard_->key_range(); }
@@ -203,10 +204,11 @@ class ConcurrentShard final : public rd::LocalShard {
     return shard_->pivot_sums(lo, hi, pivot);
   }
   std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override { return shard_->keys_inside(lo, hi); }
-  bool concurrent_calls() const override { return true; }
+  bool concurrent_calls() const override { return at_once_; }
 
  private:
   std::unique_ptr<rd::LocalShard> shard_;
+  bool at_once_;
 };
 
 // The batch's calls at once give the answers, iterations and bytes of the calls in turn.
@@ -220,8 +222,8 @@ TEST(DibmsBatch, ConcurrentShardCallsGiveTheSameSelection) {
   for (Distribution d : robustfit::data::all_distributions()) {
     alls.push_back(robustfit::data::make_distribution<double>(d, 40000 + 11 * i, 29));
     const auto mine = rt::shard_of(alls.back(), rt::kSplits[i % 3], comm.rank(), comm.size());
-    in_turn.push_back(rd::make_cpu_local_shard<double>(mine));
-    at_once.push_back(std::make_unique<ConcurrentShard>(rd::make_cpu_local_shard<double>(mine)));
+    in_turn.push_back(std::make_unique<ShardCalled>(rd::make_cpu_local_shard<double>(mine), false));
+    at_once.push_back(std::make_unique<ShardCalled>(rd::make_cpu_local_shard<double>(mine), true));
     in_turn_shards.push_back(in_turn.back().get());
     at_once_shards.push_back(at_once.back().get());
     ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 2});

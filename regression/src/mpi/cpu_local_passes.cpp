@@ -1,9 +1,13 @@
-// The distributed engine's passes over a rank's rows on its CPU (local_passes.hpp): Eigen, the
-// sums in row order.
+// The distributed engine's passes over a rank's rows on its CPU (local_passes.hpp): the CPU
+// engine's C-step kernels (cpu_lts_c_step.hpp) against the thresholds DIBMS chose over all ranks
+// - the batch's squared residuals in one pass over X, the counts and sums below a threshold,
+// the Gram matrices of gathered blocks of [X y] rows. Each candidate's row chunks are added in
+// chunk order, so its numbers do not depend on the rank's thread count.
 #include <algorithm>
 
-#include "../all_rows.hpp"
+#include "../cpu_lts_c_step.hpp"
 #include "local_passes.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/selection/cpu_smallest_h.hpp"
 
 namespace robustfit::regression::detail {
@@ -12,7 +16,8 @@ namespace {
 
 class CpuLocalPasses final : public LocalPasses {
  public:
-  CpuLocalPasses(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) : X_(X), y_(y) {}
+  CpuLocalPasses(const Eigen::MatrixXd& X, const Eigen::VectorXd& y)
+      : X_(X), y_(y), rows_(augmented_rows(X, y)), lts_(X_, y_, rows_, false) {}
 
   std::string backend_name() const override { return "cpu"; }
 
@@ -22,57 +27,63 @@ class CpuLocalPasses final : public LocalPasses {
   }
 
   std::vector<std::unique_ptr<distributed::LocalShard>> squares(const Eigen::MatrixXd& betas) override {
-    const auto m = static_cast<std::size_t>(betas.cols());
-    squares_.resize(m);
-    std::vector<std::unique_ptr<distributed::LocalShard>> shards;
-    for (std::size_t j = 0; j < m; ++j) {
-      squares_[j] = (y_ - X_ * betas.col(static_cast<Eigen::Index>(j))).array().square();
-      shards.push_back(distributed::make_cpu_local_shard<double>(
-          std::span<const double>(squares_[j].data(), static_cast<std::size_t>(squares_[j].size()))));
-    }
+    const auto m = static_cast<std::size_t>(betas.cols()), n = rows();
+    squares_.resize(m * n);
+    candidates_ = m;
+    // A slice of X's rows serves every candidate of the batch (the CPU engine's grouped squares).
+    common::parallel_rows(n, [&](std::size_t, std::size_t begin, std::size_t end) { lts_.squares(betas, begin, end, squares_.data(), n); });
+    std::vector<std::unique_ptr<distributed::LocalShard>> shards(m);
+    common::parallel_for(m, [&](unsigned, std::size_t j) { shards[j] = distributed::make_cpu_local_shard<double>(of(j)); });
     return shards;
   }
 
   std::vector<BelowThreshold> below(std::span<const double> t) override {
-    std::vector<BelowThreshold> out(squares_.size());
-    for (std::size_t j = 0; j < squares_.size(); ++j) {
-      // Branch-free (about half the comparisons go either way): adding 0 to a sum of squares
-      // changes nothing, so the sum is the one of the rows below t in row order.
-      double sum = 0;
-      std::uint64_t below = 0, ties = 0;
-      for (const double s : squares_[j]) {
-        const bool under = s < t[j];
-        sum += under ? s : 0.0;
-        below += under ? 1 : 0;
-        ties += s == t[j] ? 1 : 0;
-      }
-      out[j] = {below, ties, sum};
-    }
+    std::vector<BelowThreshold> out(candidates_);
+    each_candidate([&](std::size_t j, bool all_threads) {
+      const CountAtThreshold counted = lts_.count_at(of(j), t[j], all_threads);
+      out[j] = {counted.below, counted.ties, counted.sum_below};
+    });
     return out;
   }
 
   void subset_grams(std::span<const double> t, std::span<const std::uint64_t> take, Eigen::MatrixXd& grams) override {
     const Eigen::Index q = X_.cols() + 1;
-    grams.resize(q * q, static_cast<Eigen::Index>(squares_.size()));
-    for (std::size_t j = 0; j < squares_.size(); ++j) {
-      const std::vector<std::size_t> rows = subset_rows(j, t[j], 0, take[j]);
-      Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), q);
-      A.leftCols(q - 1) = X_(rows, Eigen::all);  // column by column: reads down each column
-      A.col(q - 1) = y_(rows);
+    grams.resize(q * q, static_cast<Eigen::Index>(candidates_));
+    each_candidate([&](std::size_t j, bool all_threads) {
       Eigen::Map<Eigen::MatrixXd> gram(grams.col(static_cast<Eigen::Index>(j)).data(), q, q);
-      gram.noalias() = A.transpose() * A;
-    }
+      gram = lts_.gram_at(of(j), t[j], static_cast<std::size_t>(take[j]), all_threads);
+      gram.triangularView<Eigen::StrictlyUpper>() = gram.transpose();  // both triangles
+    });
   }
 
   std::vector<std::size_t> subset_rows(std::size_t j, double t, std::uint64_t, std::uint64_t take) override {
-    const std::span<const double> squares = values_of(squares_[j]);
+    const std::span<const double> squares = of(j);
     return selection::rows_below_and_ties_parallel(squares, t, selection::threshold_counts_parallel(squares, t), take);
   }
 
  private:
+  std::size_t rows() const { return static_cast<std::size_t>(X_.rows()); }
+  std::span<const double> of(std::size_t j) const { return std::span<const double>(squares_).subspan(j * rows(), rows()); }
+
+  // body(j, all_threads) for every candidate of the batch: one candidate per thread, or (fewer
+  // candidates than threads and row chunks) each in turn over all threads, as the CPU engine
+  // chooses; the same numbers either way.
+  template <class Body>
+  void each_candidate(Body&& body) const {
+    const std::size_t threads = common::usable_cpus(), chunks = common::row_chunk_count(rows());
+    if (std::min(candidates_, threads) < std::min(chunks, threads)) {
+      for (std::size_t j = 0; j < candidates_; ++j) body(j, true);
+      return;
+    }
+    common::parallel_for(candidates_, [&](unsigned, std::size_t j) { body(j, false); });
+  }
+
   const Eigen::MatrixXd& X_;
   const Eigen::VectorXd& y_;
-  std::vector<Eigen::VectorXd> squares_;
+  const RowMajorMatrix rows_;  // [X y] row-major (the Gram matrices' gathered rows)
+  const CpuLtsCStep lts_;
+  std::vector<double> squares_;  // the last batch's squares, candidate j's at [j n, (j + 1) n)
+  std::size_t candidates_ = 0;
 };
 
 }  // namespace

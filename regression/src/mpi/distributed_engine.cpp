@@ -7,6 +7,7 @@
 #include "../cpu_engine.hpp"
 #include "../least_squares.hpp"
 #include "distributed_window.hpp"
+#include "robustfit/common/parallel.hpp"
 #include "robustfit/common/stopwatch.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/selection.hpp"
@@ -108,10 +109,11 @@ std::vector<double> DistributedEngine::hth_smallest(const std::vector<Eigen::Vec
     // A NaN (an overflow on this rank's rows) fails the shard here only: agreed, so that no
     // rank waits in DIBMS's collectives for one that left.
     std::vector<std::unique_ptr<distributed::LocalShard>> owned = comm_.agree([&] {
-      std::vector<std::unique_ptr<distributed::LocalShard>> made;
-      for (std::size_t j = first; j < last; ++j)
-        made.push_back(distributed::make_cpu_local_shard<double>(
-            std::span<const double>(values[j].data(), static_cast<std::size_t>(values[j].size()))));
+      std::vector<std::unique_ptr<distributed::LocalShard>> made(last - first);
+      common::parallel_for(last - first, [&](unsigned, std::size_t i) {
+        const Eigen::VectorXd& v = values[first + i];
+        made[i] = distributed::make_cpu_local_shard<double>(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
+      });
       return made;
     });
     std::vector<distributed::LocalShard*> shards;
@@ -127,20 +129,20 @@ std::vector<std::vector<Eigen::Index>> DistributedEngine::h_subsets(const std::v
                                                                     std::size_t h) const {
   const std::size_t m = values.size();
   std::vector<std::uint64_t> below(m, 0), ties(m, 0);
-  for (std::size_t j = 0; j < m; ++j) {
+  common::parallel_for(m, [&](unsigned, std::size_t j) {
     for (double v : values[j]) below[j] += v < thresholds[j], ties[j] += v == thresholds[j];
-  }
+  });
   std::vector<std::uint64_t> ties_before = ties;
   comm_.exclusive_sum(ties_before);  // ties on the ranks before: global row order
   comm_.all_reduce_sum(below);
   std::vector<std::vector<Eigen::Index>> rows(m);
-  for (std::size_t j = 0; j < m; ++j) {
+  common::parallel_for(m, [&](unsigned, std::size_t j) {
     std::uint64_t take = ties_to_take(h, below[j], ties_before[j], ties[j]);
     for (Eigen::Index i = 0; i < values[j].size(); ++i) {
       const double v = values[j](i);
       if (v < thresholds[j] || (v == thresholds[j] && take > 0 && take--)) rows[j].push_back(i);
     }
-  }
+  });
   return rows;
 }
 
@@ -272,7 +274,7 @@ void DistributedEngine::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::
   const auto m = static_cast<std::size_t>(centers.cols());
   // Squared distances |W x_i - W c|^2 of this rank's rows, as the CPU engine computes them.
   std::vector<Eigen::VectorXd> distances(m);
-  for (std::size_t j = 0; j < m; ++j) {
+  common::parallel_for_dynamic(m, [&](unsigned, std::size_t j) {
     const auto col = static_cast<Eigen::Index>(j);
     const Eigen::MatrixXd W = whiteners.middleCols(col * p, p);
     const Eigen::RowVectorXd shift = (W * centers.col(col)).transpose();
@@ -281,18 +283,18 @@ void DistributedEngine::mcd_c_step(const Eigen::MatrixXd& centers, const Eigen::
     auto d = distances[j].array();
     d = (Y.col(0).array() - shift(0)).square();
     for (Eigen::Index k = 1; k < p; ++k) d += (Y.col(k).array() - shift(k)).square();
-  }
+  });
   // The h smallest over all ranks (ties in global row order); their Gram matrices summed over
   // the ranks, all candidates in one all-reduce.
   const std::vector<double> t = hth_smallest(distances, h);
   const std::vector<std::vector<Eigen::Index>> subsets = h_subsets(distances, t, h);
   grams.setZero(q * q, static_cast<Eigen::Index>(m));
-  for (std::size_t j = 0; j < m; ++j) {
+  common::parallel_for_dynamic(m, [&](unsigned, std::size_t j) {
     Eigen::MatrixXd A(static_cast<Eigen::Index>(subsets[j].size()), q);
     for (std::size_t r = 0; r < subsets[j].size(); ++r) A.row(static_cast<Eigen::Index>(r)) << X_.row(subsets[j][r]), y_(subsets[j][r]);
     Eigen::Map<Eigen::MatrixXd> G(grams.col(static_cast<Eigen::Index>(j)).data(), q, q);
     G.selfadjointView<Eigen::Lower>().rankUpdate(A.transpose());
-  }
+  });
   comm_.all_reduce_sum(std::span<double>(grams.data(), static_cast<std::size_t>(grams.size())));
 }
 

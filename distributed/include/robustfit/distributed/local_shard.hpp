@@ -82,9 +82,9 @@ class LocalShard {
   virtual std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const = 0;
 
   // Whether calls on different shards of this kind may run at once on different threads, each
-  // call finished when it returns (the CUDA shard: each thread's own stream). DIBMS then runs a
-  // batch's per-shard calls on the host's threads. The CPU shard's calls use every thread
-  // themselves: no.
+  // call finished when it returns (the CUDA shard: each thread's own stream; the CPU shard: each
+  // call a serial pass over its own keys). DIBMS then runs a batch's per-shard calls on the
+  // host's threads.
   virtual bool concurrent_calls() const { return false; }
 };
 
