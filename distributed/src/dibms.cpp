@@ -152,6 +152,28 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
   }
 }
 
+// Phase 1 from the callers' brackets: phase1_buckets' buckets over [lo, hi] (as keys), one bucket
+// each for the keys below and above it, so that the intervals cover every key.
+void bracket_intervals(std::span<Problem* const> problems, std::span<const std::uint64_t> lo_keys,
+                       std::span<const std::uint64_t> hi_keys, const DibmsOptions& options) {
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    Problem& p = *problems[i];
+    const std::uint64_t lo = lo_keys[i], hi = hi_keys[i];
+    const std::uint64_t width = hi - lo;  // keys - 1
+    const std::uint64_t wanted = std::max<std::uint64_t>(phase1_buckets(p, options, problems.size()), 2);
+    p.intervals.clear();
+    const auto add = [&](std::uint64_t from, std::uint64_t to, std::uint64_t buckets) {
+      const std::uint64_t first = p.intervals.empty() ? 0 : p.intervals.back().first_bucket + p.intervals.back().buckets;
+      p.intervals.push_back({from, to, buckets, first});
+    };
+    if (lo > 0) add(0, lo - 1, 1);
+    add(lo, hi, width < wanted ? width + 1 : wanted);
+    if (hi < ~std::uint64_t{0}) add(hi + 1, ~std::uint64_t{0}, 1);
+    p.total_buckets = p.intervals.back().first_bucket + p.intervals.back().buckets;
+    p.total = p.n;
+  }
+}
+
 // Phase 2, Create Buckets: buckets allotted in proportion to the candidates of each interval,
 // at least two each (so every key range at least halves), at most max(B, 2P) in all.
 void allot_buckets(Problem& problem, const DibmsOptions& options) {
@@ -286,56 +308,14 @@ std::uint64_t answer_from_gathered(Communicator& comm, std::span<Problem* const>
   return gathered;
 }
 
-}  // namespace
-
-std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::span<LocalShard* const> shards,
-                                                      std::span<const std::vector<std::uint64_t>> ks,
-                                                      const DibmsOptions& options, SelectionReport* report) {
-  if (shards.size() != ks.size()) throw std::invalid_argument("dibms_select_batched: one list of ranks per shard");
-  const std::uint64_t bytes_before = comm.bytes();
-  const std::size_t count = shards.size();
-  std::vector<Problem> problems(count);
-  std::vector<std::uint64_t> sizes(count), ranges(2 * count);
-  for (std::size_t i = 0; i < count; ++i) {
-    problems[i].shard = shards[i];
-    shards[i]->reset();
-    sizes[i] = shards[i]->size();
-    const auto range = shards[i]->key_range();
-    ranges[2 * i] = range[0], ranges[2 * i + 1] = range[1];
-  }
-  // Sizes summed and key ranges' minima over the ranks, from one all-gather of both.
-  {
-    std::vector<std::uint64_t> mine(sizes);
-    mine.insert(mine.end(), ranges.begin(), ranges.end());
-    const std::vector<std::uint64_t> all = comm.all_gather_equal(mine);
-    std::fill(sizes.begin(), sizes.end(), 0);
-    for (std::size_t r = 0; r < static_cast<std::size_t>(comm.size()); ++r) {
-      const std::uint64_t* theirs = all.data() + r * mine.size();
-      for (std::size_t i = 0; i < count; ++i) sizes[i] += theirs[i];
-      for (std::size_t j = 0; j < 2 * count; ++j) ranges[j] = std::min(ranges[j], theirs[count + j]);
-    }
-  }
-  std::vector<Problem*> active;
-  for (std::size_t i = 0; i < count; ++i) {
-    Problem& p = problems[i];
-    p.n = sizes[i], p.min = ranges[2 * i], p.max = ~ranges[2 * i + 1];
-    check_ranks(p.n, ks[i]);
-    p.answer.assign(ks[i].size(), 0);
-    for (std::size_t j = 0; j < ks[i].size(); ++j) {
-      if (ks[i][j] == 0 || p.min == p.max) p.answer[j] = p.min;
-      else if (ks[i][j] == p.n - 1) p.answer[j] = p.max;
-      else p.pending.push_back({ks[i][j], j});
-    }
-    std::sort(p.pending.begin(), p.pending.end(), [](const Pending& a, const Pending& b) { return a.rank < b.rank; });
-    if (!p.pending.empty()) active.push_back(&p);
-  }
-
+// The problems' answers (keys) and the call's report, from Phase 1's intervals on: the
+// iterations and the gather. `n_checked`: the first counts must sum to each problem's n (its
+// n was given, not all-reduced).
+void run_iterations(Communicator& comm, std::vector<Problem*> active, const DibmsOptions& options, bool n_checked,
+                    int& iterations, int& checks, std::uint64_t& single_answers, std::uint64_t& gathered) {
   // Bucket counts in 4 bytes each where no problem has 2^32 values: half the bytes of the
   // per-iteration all-reduce (a batch of 20 LTS candidates sends 20 x 8192 counts).
-  const bool fits_32_bits = std::all_of(problems.begin(), problems.end(), [](const Problem& p) { return p.n < (std::uint64_t{1} << 32); });
-  int iterations = 0, checks = 0;
-  std::uint64_t single_answers = 0, gathered = 0;
-  if (!active.empty()) phase1_intervals(comm, active, options);
+  const bool fits_32_bits = std::all_of(active.begin(), active.end(), [](const Problem* p) { return p->n < (std::uint64_t{1} << 32); });
   while (!active.empty()) {
     if (++iterations > options.max_iterations) throw std::logic_error("dibms_select: no convergence");
     // Assign Buckets: local counts of every active problem, summed over the ranks at once.
@@ -346,10 +326,17 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
     });
     std::vector<std::uint64_t> counts = joined(local_counts);
     sum_counts(comm, counts, fits_32_bits);
+    std::vector<std::size_t> offsets(1, 0);  // of each problem's counts
+    for (const Problem* p : active) offsets.push_back(offsets.back() + p->total_buckets);
+    if (n_checked && iterations == 1) {
+      for (std::size_t i = 0; i < active.size(); ++i) {
+        const auto first = counts.begin() + static_cast<std::ptrdiff_t>(offsets[i]);
+        if (std::accumulate(first, counts.begin() + static_cast<std::ptrdiff_t>(offsets[i + 1]), std::uint64_t{0}) != active[i]->n)
+          throw std::invalid_argument("dibms_select_bracketed: a bracket's n differs from the values over all ranks");
+      }
+    }
     // Identify Active Buckets, then Reduce: each rank keeps its candidates of the kept buckets;
     // single candidates come from their owners (one all-reduce of keys, 0 where absent).
-    std::vector<std::size_t> offsets(active.size() + 1, 0);  // of each problem's counts
-    for (std::size_t i = 0; i < active.size(); ++i) offsets[i + 1] = offsets[i] + active[i]->total_buckets;
     std::vector<std::vector<std::uint64_t>> local_found(active.size());
     each_problem(active, [&](std::size_t i) {
       Problem& p = *active[i];
@@ -398,6 +385,13 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
     if (!gathering.empty()) gathered += answer_from_gathered(comm, gathering);
     active = std::move(still);
   }
+}
+
+// The answers as values, and the report.
+std::vector<std::vector<double>> finished(Communicator& comm, const std::vector<Problem>& problems, std::uint64_t bytes_before,
+                                          int iterations, int checks, std::uint64_t single_answers, std::uint64_t gathered,
+                                          SelectionReport* report) {
+  const std::size_t count = problems.size();
   if (report != nullptr) *report = {0, comm.bytes() - bytes_before, iterations, gathered, checks, single_answers};
   std::vector<std::vector<double>> values(count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -406,6 +400,98 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
     std::transform(problems[i].answer.begin(), problems[i].answer.end(), values[i].begin(), from_order_key);
   }
   return values;
+}
+
+// The problems of shards and ks, each shard reset; ranks in ascending order.
+std::vector<Problem> problems_of(std::span<LocalShard* const> shards, std::span<const std::vector<std::uint64_t>> ks) {
+  if (shards.size() != ks.size()) throw std::invalid_argument("dibms_select_batched: one list of ranks per shard");
+  std::vector<Problem> problems(shards.size());
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    problems[i].shard = shards[i];
+    shards[i]->reset();
+    problems[i].answer.assign(ks[i].size(), 0);
+  }
+  return problems;
+}
+
+void sort_pending(Problem& p) {
+  std::sort(p.pending.begin(), p.pending.end(), [](const Pending& a, const Pending& b) { return a.rank < b.rank; });
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::span<LocalShard* const> shards,
+                                                      std::span<const std::vector<std::uint64_t>> ks,
+                                                      const DibmsOptions& options, SelectionReport* report) {
+  const std::uint64_t bytes_before = comm.bytes();
+  std::vector<Problem> problems = problems_of(shards, ks);
+  const std::size_t count = problems.size();
+  std::vector<std::uint64_t> sizes(count), ranges(2 * count);
+  for (std::size_t i = 0; i < count; ++i) {
+    sizes[i] = shards[i]->size();
+    const auto range = shards[i]->key_range();
+    ranges[2 * i] = range[0], ranges[2 * i + 1] = range[1];
+  }
+  // Sizes summed and key ranges' minima over the ranks, from one all-gather of both.
+  {
+    std::vector<std::uint64_t> mine(sizes);
+    mine.insert(mine.end(), ranges.begin(), ranges.end());
+    const std::vector<std::uint64_t> all = comm.all_gather_equal(mine);
+    std::fill(sizes.begin(), sizes.end(), 0);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(comm.size()); ++r) {
+      const std::uint64_t* theirs = all.data() + r * mine.size();
+      for (std::size_t i = 0; i < count; ++i) sizes[i] += theirs[i];
+      for (std::size_t j = 0; j < 2 * count; ++j) ranges[j] = std::min(ranges[j], theirs[count + j]);
+    }
+  }
+  std::vector<Problem*> active;
+  for (std::size_t i = 0; i < count; ++i) {
+    Problem& p = problems[i];
+    p.n = sizes[i], p.min = ranges[2 * i], p.max = ~ranges[2 * i + 1];
+    check_ranks(p.n, ks[i]);
+    for (std::size_t j = 0; j < ks[i].size(); ++j) {
+      if (ks[i][j] == 0 || p.min == p.max) p.answer[j] = p.min;
+      else if (ks[i][j] == p.n - 1) p.answer[j] = p.max;
+      else p.pending.push_back({ks[i][j], j});
+    }
+    sort_pending(p);
+    if (!p.pending.empty()) active.push_back(&p);
+  }
+  int iterations = 0, checks = 0;
+  std::uint64_t single_answers = 0, gathered = 0;
+  if (!active.empty()) phase1_intervals(comm, active, options);
+  run_iterations(comm, std::move(active), options, false, iterations, checks, single_answers, gathered);
+  return finished(comm, problems, bytes_before, iterations, checks, single_answers, gathered, report);
+}
+
+std::vector<std::vector<double>> dibms_select_bracketed(Communicator& comm, std::span<LocalShard* const> shards,
+                                                        std::span<const std::vector<std::uint64_t>> ks,
+                                                        std::span<const DibmsBracket> brackets,
+                                                        const DibmsOptions& options, SelectionReport* report) {
+  if (brackets.size() != shards.size()) throw std::invalid_argument("dibms_select_bracketed: one bracket per shard");
+  const std::uint64_t bytes_before = comm.bytes();
+  std::vector<Problem> problems = problems_of(shards, ks);
+  std::vector<Problem*> active;
+  std::vector<std::uint64_t> lo_keys, hi_keys;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    Problem& p = problems[i];
+    const DibmsBracket& bracket = brackets[i];
+    if (!(bracket.lo <= bracket.hi)) throw std::invalid_argument("dibms_select_bracketed: a bracket needs lo <= hi, neither NaN");
+    // Nothing is known of the values' range: every key may occur (the iterations find the rest).
+    p.n = bracket.n, p.min = 0, p.max = ~std::uint64_t{0};
+    check_ranks(p.n, ks[i]);
+    for (std::size_t j = 0; j < ks[i].size(); ++j) p.pending.push_back({ks[i][j], j});
+    sort_pending(p);
+    if (p.pending.empty()) continue;
+    active.push_back(&p);
+    lo_keys.push_back(order_key(bracket.lo));
+    hi_keys.push_back(order_key(bracket.hi));
+  }
+  int iterations = 0, checks = 0;
+  std::uint64_t single_answers = 0, gathered = 0;
+  bracket_intervals(active, lo_keys, hi_keys, options);
+  run_iterations(comm, std::move(active), options, true, iterations, checks, single_answers, gathered);
+  return finished(comm, problems, bytes_before, iterations, checks, single_answers, gathered, report);
 }
 
 std::vector<double> dibms_select(Communicator& comm, LocalShard& shard, std::span<const std::uint64_t> ks,

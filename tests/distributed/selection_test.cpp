@@ -245,6 +245,75 @@ TEST(DibmsBatch, ConcurrentShardCallsGiveTheSameSelection) {
   }
 }
 
+// A bracketed start answers as nth_element whether the bracket holds the answers, misses them
+// below or above, is one value or spans everything, on every distribution and split, in
+// batches of problems with brackets of their own; B = 8 and no gather as well (the iterations
+// to the end from the bracket's intervals, with the repeated-value rule).
+TEST_P(Dibms, BracketedStartsMatchNthElementWhereverTheBracketLies) {
+  rd::Communicator comm;
+  const double inf = std::numeric_limits<double>::infinity();
+  rd::DibmsOptions few;
+  few.buckets = 8;
+  few.gather_candidates = 0;
+  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, few}) {
+    std::size_t i = 0;
+    for (Distribution d : robustfit::data::all_distributions()) {
+      const auto all = robustfit::data::make_distribution<double>(d, 20011 + 7 * i, 13);
+      const auto mine = rt::shard_of(all, rt::kSplits[i % 3], comm.rank(), comm.size());
+      const std::vector<std::uint64_t> ks = test_ranks(all.size());
+      const std::vector<double> want = nth_element_reference(all, ks);
+      const double median = want[want.size() / 2];
+      const std::vector<rd::DibmsBracket> brackets{
+          {all.size(), want.front(), want.back()},   // holds every answer
+          {all.size(), median, median},              // one value
+          {all.size(), -inf, inf},                   // everything
+          {all.size(), want.back(), inf},            // above most answers
+          {all.size(), -inf, want.front()},          // below most answers
+      };
+      std::vector<std::unique_ptr<rd::LocalShard>> owned;
+      std::vector<rd::LocalShard*> shards;
+      for (std::size_t b = 0; b < brackets.size(); ++b) {
+        owned.push_back(rt::make_shard<double>(GetParam(), mine));
+        shards.push_back(owned.back().get());
+      }
+      const std::vector<std::vector<std::uint64_t>> batch(brackets.size(), ks);
+      const auto got = rd::dibms_select_bracketed(comm, shards, batch, brackets, options);
+      for (std::size_t b = 0; b < brackets.size(); ++b)
+        EXPECT_EQ(got[b], want) << to_string(d) << ", bracket " << b << ", B = " << options.buckets;
+      ++i;
+    }
+  }
+}
+
+// A bracket around the answer costs one count and the gather: fewer bytes than the sampled
+// Phase 1 (no sizes, ranges or samples to all-gather); a wrong n is an error on every rank.
+TEST_P(Dibms, ABracketThatHoldsTheAnswerCostsOneCount) {
+  rd::Communicator comm;
+  const auto all = robustfit::data::make_distribution<double>(Distribution::normal, 200003, 5);
+  const auto mine = rt::shard_of(all, "one_then_empty", comm.rank(), comm.size());
+  const std::vector<std::uint64_t> ks{all.size() / 2};
+  const double want = nth_element_reference(all, ks)[0];
+  auto shard = rt::make_shard<double>(GetParam(), mine);
+  rd::LocalShard* const shards[] = {shard.get()};
+  rd::SelectionReport sampled, bracketed;
+  const auto plain = rd::dibms_select_batched(comm, shards, std::span<const std::vector<std::uint64_t>>(&ks, 1), {}, &sampled);
+  const rd::DibmsBracket near{all.size(), want * 0.9 - 0.01, want * 1.1 + 0.01};
+  const auto got = rd::dibms_select_bracketed(comm, shards, std::span<const std::vector<std::uint64_t>>(&ks, 1),
+                                              std::span<const rd::DibmsBracket>(&near, 1), {}, &bracketed);
+  EXPECT_EQ(plain[0][0], want);
+  EXPECT_EQ(got[0][0], want);
+  EXPECT_EQ(bracketed.iterations, 1);
+  EXPECT_LT(bracketed.bytes, sampled.bytes);
+  const rd::DibmsBracket wrong{all.size() + 1, -1.0, 1.0};
+  EXPECT_THROW(rd::dibms_select_bracketed(comm, shards, std::span<const std::vector<std::uint64_t>>(&ks, 1),
+                                          std::span<const rd::DibmsBracket>(&wrong, 1)),
+               std::invalid_argument);
+  const rd::DibmsBracket reversed{all.size(), 1.0, -1.0};
+  EXPECT_THROW(rd::dibms_select_bracketed(comm, shards, std::span<const std::vector<std::uint64_t>>(&ks, 1),
+                                          std::span<const rd::DibmsBracket>(&reversed, 1)),
+               std::invalid_argument);
+}
+
 TEST_P(Dibms, RankOutOfRangeIsAnErrorOnEveryRank) {
   rd::Communicator comm;
   const std::vector<double> all{3, 1, 2};

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 #include "../cpu_engine.hpp"
 #include "../least_squares.hpp"
@@ -69,7 +72,8 @@ void DistributedEngine::fetch_rows(std::span<const std::size_t> rows, Eigen::Mat
 }
 
 template <class Each>
-void DistributedEngine::for_each_batch(const Eigen::MatrixXd& betas, std::size_t h, Each&& each) {
+void DistributedEngine::for_each_batch(const Eigen::MatrixXd& betas, std::size_t h, Each&& each,
+                                       const std::vector<std::optional<distributed::DibmsBracket>>* brackets) {
   const auto m = static_cast<std::size_t>(betas.cols());
   for (std::size_t first = 0; first < m; first += batch_) {
     const std::size_t count = std::min(batch_, m - first);
@@ -82,8 +86,13 @@ void DistributedEngine::for_each_batch(const Eigen::MatrixXd& betas, std::size_t
     std::vector<distributed::LocalShard*> shards;
     for (const auto& shard : owned) shards.push_back(shard.get());
     const std::vector<std::vector<std::uint64_t>> ks(count, std::vector<std::uint64_t>{h - 1});
+    // Every candidate of the batch with a bracket (the same on every rank): DIBMS from them.
+    std::vector<distributed::DibmsBracket> around;
+    for (std::size_t c = 0; brackets != nullptr && c < count && (*brackets)[first + c]; ++c) around.push_back(*(*brackets)[first + c]);
     std::vector<double> t;
-    for (const std::vector<double>& kth : distributed::dibms_select_batched(comm_, shards, ks, dibms_)) t.push_back(kth[0]);
+    for (const std::vector<double>& kth : around.size() == count ? distributed::dibms_select_bracketed(comm_, shards, ks, around, dibms_)
+                                                                 : distributed::dibms_select_batched(comm_, shards, ks, dibms_))
+      t.push_back(kth[0]);
     common::trace("batch dibms", watch.lap(), static_cast<long long>(count));
     each(first, t);
     common::trace("batch rest", watch.lap(), static_cast<long long>(count));
@@ -183,11 +192,52 @@ void DistributedEngine::lts_objectives(const Eigen::MatrixXd& betas, std::size_t
   for (std::size_t j = 0; j < m; ++j) out[j] = sums[2 * j] + (static_cast<double>(h) - sums[2 * j + 1]) * t[j];
 }
 
+namespace {
+
+std::size_t hash_of(const Eigen::VectorXd& beta) {
+  return std::hash<std::string_view>{}(
+      std::string_view(reinterpret_cast<const char*>(beta.data()), static_cast<std::size_t>(beta.size()) * sizeof(double)));
+}
+
+}  // namespace
+
+std::vector<std::optional<distributed::DibmsBracket>> DistributedEngine::brackets_of(const Eigen::MatrixXd& betas,
+                                                                                  std::vector<double>& last_t) const {
+  std::unordered_multimap<std::size_t, std::size_t> last_by_hash;
+  for (std::size_t k = 0; k < last_thresholds_.size(); ++k) last_by_hash.emplace(hash_of(last_thresholds_[k].beta), k);
+  std::vector<std::optional<distributed::DibmsBracket>> brackets(static_cast<std::size_t>(betas.cols()));
+  last_t.assign(brackets.size(), -1.0);
+  for (std::size_t j = 0; j < brackets.size(); ++j) {
+    const Eigen::VectorXd beta = betas.col(static_cast<Eigen::Index>(j));
+    const auto [from, to] = last_by_hash.equal_range(hash_of(beta));
+    for (auto it = from; it != to; ++it) {
+      const LastThreshold& last = last_thresholds_[it->second];
+      if (last.beta != beta || !(last.t > 0) || !std::isfinite(last.t)) continue;
+      // A C-step moves the threshold by about what the last one did (converging: less); the
+      // bracket allows four times that, at least 2 % and at most a factor of 2 (unknown: 2).
+      // Missed, DIBMS goes on from the buckets below or above it: exact, a few counts more.
+      const double factor = 1 + (last.step < 0 ? 1.0 : std::clamp(4 * last.step, 0.02, 1.0));
+      brackets[j] = distributed::DibmsBracket{n_, last.t / factor, last.t * factor};
+      last_t[j] = last.t;
+      break;
+    }
+  }
+  return brackets;
+}
+
 void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<double> objective_before) {
   const Eigen::Index p = X_.cols(), q = p + 1;
   const auto stride = static_cast<std::size_t>(q * q + 1);
+  std::vector<double> last_t;
+  const std::vector<std::optional<distributed::DibmsBracket>> brackets = brackets_of(betas, last_t);
+  std::vector<LastThreshold> produced(static_cast<std::size_t>(betas.cols()));
   for_each_batch(betas, h, [&](std::size_t first, const std::vector<double>& t) {
     const std::size_t count = t.size();
+    for (std::size_t c = 0; c < count; ++c) {
+      const double last = last_t[first + c];
+      produced[first + c].t = t[c];
+      produced[first + c].step = last > 0 ? std::abs(t[c] - last) / last : -1.0;
+    }
     // The h-subset: the squares below t, then the ties in global row order (an exclusive sum
     // of the ranks' tie counts) until h over all ranks.
     common::Stopwatch watch;
@@ -227,8 +277,10 @@ void DistributedEngine::c_step(Eigen::MatrixXd& betas, std::size_t h, std::span<
         beta = ls_on_rows(X, y, every);
       }
       if (beta) betas.col(static_cast<Eigen::Index>(first + c)) = *beta;
+      produced[first + c].beta = betas.col(static_cast<Eigen::Index>(first + c));
     }
-  });
+  }, &brackets);
+  last_thresholds_ = std::move(produced);
 }
 
 std::unique_ptr<Engine> DistributedEngine::restrict_to(std::span<const std::size_t> rows) const {

@@ -26,6 +26,8 @@
 //                    rows' Gram matrices all-reduced.
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "../engine.hpp"
 #include "local_passes.hpp"
@@ -74,8 +76,14 @@ class DistributedEngine final : public Engine {
   // For each batch of batch_ candidates of betas: this rank's squares (passes_->squares), their
   // h-th smallest over all ranks (one batched DIBMS), then each(first, thresholds) while the
   // passes hold that batch's squares.
+  // brackets (c_step's), when given, start DIBMS for the candidates that have one.
   template <class Each>
-  void for_each_batch(const Eigen::MatrixXd& betas, std::size_t h, Each&& each);
+  void for_each_batch(const Eigen::MatrixXd& betas, std::size_t h, Each&& each,
+                      const std::vector<std::optional<distributed::DibmsBracket>>* brackets = nullptr);
+  // For each candidate of betas that the last c_step produced: a bracket around its last
+  // threshold (into last_t; < 0 for the others), as wide as that threshold's last relative
+  // change allows.
+  std::vector<std::optional<distributed::DibmsBracket>> brackets_of(const Eigen::MatrixXd& betas, std::vector<double>& last_t) const;
   // The h-th smallest of each candidate's values over all ranks (batched DIBMS).
   std::vector<double> hth_smallest(const std::vector<Eigen::VectorXd>& values, std::size_t h) const;
   // Each candidate's h-subset on this rank (local rows, ascending): the values below its
@@ -92,6 +100,14 @@ class DistributedEngine final : public Engine {
   std::size_t host_batch_ = 1;  // the same for the host's values (FAST-MCD, LMS windows)
   distributed::DibmsOptions dibms_;
   std::unique_ptr<LocalPasses> passes_;  // over X_ and y_
+  // The candidates the last c_step produced, with the thresholds of the h-subsets they were fit
+  // to and those thresholds' relative change (< 0: unknown): the next C-step's DIBMS starts
+  // from a bracket around them.
+  struct LastThreshold {
+    Eigen::VectorXd beta;
+    double t = 0, step = -1;
+  };
+  std::vector<LastThreshold> last_thresholds_;
 };
 
 }  // namespace robustfit::regression::detail

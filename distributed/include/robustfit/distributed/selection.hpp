@@ -66,6 +66,23 @@ std::vector<std::vector<double>> dibms_select_batched(Communicator& comm, std::s
                                                       std::span<const std::vector<std::uint64_t>> ks,
                                                       const DibmsOptions& options = {}, SelectionReport* report = nullptr);
 
+// A caller's guess where a problem's wanted order statistics lie (an LTS candidate's last
+// threshold, say), with the problem's size over all ranks.
+struct DibmsBracket {
+  std::uint64_t n = 0;  // values over all ranks (checked against the first counts)
+  double lo = 0, hi = 0;  // lo <= hi, not NaN
+};
+
+// dibms_select_batched with Phase 1's intervals from the brackets instead of a sample: B buckets
+// over [lo, hi] and one each below and above (not the paper's: its Phase 1 samples). It skips
+// the all-gathers of the sizes, key ranges and samples: a call is then one count and its
+// all-reduce, and the gather of the last candidates where the guess held (more iterations where
+// it did not; the answers are exact either way). One bracket per problem, the same on every rank.
+std::vector<std::vector<double>> dibms_select_bracketed(Communicator& comm, std::span<LocalShard* const> shards,
+                                                        std::span<const std::vector<std::uint64_t>> ks,
+                                                        std::span<const DibmsBracket> brackets,
+                                                        const DibmsOptions& options = {}, SelectionReport* report = nullptr);
+
 double cutting_plane_select(Communicator& comm, LocalShard& shard, std::uint64_t k,
                             const CuttingPlaneOptions& options = {}, SelectionReport* report = nullptr);
 
