@@ -75,13 +75,18 @@ class CpuLocalShard final : public LocalShard {
         estimated_.push_back(detail::estimated_interval(interval));
       }
     }
-    const auto bucket_in = [&](std::size_t s, std::uint64_t key) {
-      return by_table ? detail::estimated_bucket_of(estimated_[s], starts_.data(), key) : detail::fast_bucket_of(intervals[s], key);
+    // Key i's bucket, noted and counted in the same pass.
+    const auto assign = [&](std::size_t i, std::size_t s) {
+      const std::uint64_t key = keys[i];
+      const auto b = static_cast<std::uint32_t>(by_table ? detail::estimated_bucket_of(estimated_[s], starts_.data(), key)
+                                                         : detail::fast_bucket_of(intervals[s], key));
+      bucket_[i] = b;
+      ++counts[b];
     };
     if (segmented) {
       if (segments_.size() != intervals.size() + 1) throw std::logic_error("count_buckets: segments and intervals differ");
       for (std::size_t s = 0; s < intervals.size(); ++s) {
-        for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) bucket_[i] = static_cast<std::uint32_t>(bucket_in(s, keys[i]));
+        for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) assign(i, s);
       }
     } else {
       std::vector<std::uint64_t> lows;
@@ -89,10 +94,8 @@ class CpuLocalShard final : public LocalShard {
       // Each key's interval by a table of the lows' bins (the CUDA shard's lookup), not a binary search.
       std::vector<std::uint32_t> table;
       const detail::IntervalLookup lookup = detail::make_interval_lookup(lows, 4096, table);
-      for (std::size_t i = 0; i < keys.size(); ++i)
-        bucket_[i] = static_cast<std::uint32_t>(bucket_in(detail::interval_of(lookup, table.data(), lows.data(), keys[i]), keys[i]));
+      for (std::size_t i = 0; i < keys.size(); ++i) assign(i, detail::interval_of(lookup, table.data(), lows.data(), keys[i]));
     }
-    for (const std::uint32_t b : bucket_) ++counts[b];
     buckets_ = buckets;
     return counts;
   }

@@ -22,6 +22,7 @@ namespace robustfit::distributed::detail {
 constexpr std::uint64_t kEstimateLimit = std::uint64_t{1} << 40;
 
 ROBUSTFIT_HOST_DEVICE inline std::uint64_t fast_bucket_of(const KeyInterval& interval, std::uint64_t key) {
+  if (interval.buckets == 1) return interval.first_bucket;  // a bracket's outer intervals
   const std::uint64_t d = key - interval.lo, span = interval.hi - interval.lo, b = interval.buckets;
   constexpr std::uint64_t kMax = ~std::uint64_t{0};
   if (span == kMax) return interval.first_bucket + static_cast<std::uint64_t>((Wide(d) * b) >> 64);  // W = 2^64
@@ -74,6 +75,9 @@ inline void write_bucket_starts(const KeyInterval& interval, std::span<std::uint
 ROBUSTFIT_HOST_DEVICE inline std::uint64_t estimated_bucket_of(const EstimatedInterval& interval,
                                                                const std::uint64_t* starts, std::uint64_t key) {
   const std::uint64_t b = interval.buckets;
+  // One bucket (a bracket's outer intervals, most keys): no estimate; nor the slow conversion
+  // of key - lo >= 2^63 to double (an interval from key 0), a branch that then goes either way.
+  if (b == 1) return interval.first_bucket;
   const std::uint64_t* start = starts + interval.first_bucket;
   const double estimate = static_cast<double>(key - interval.lo) * interval.scale;  // >= 0
 #ifdef __CUDA_ARCH__
