@@ -77,14 +77,10 @@ std::optional<Eigen::VectorXd> CpuEngine::refit(std::span<const double> squares,
 template <class Body>
 void CpuEngine::for_candidates(const Eigen::MatrixXd& betas, Body&& body) {
   const auto m = static_cast<std::size_t>(betas.cols()), n = rows();
-  const std::size_t threads = common::usable_cpus();
   if (scratch_.size() < worker_count(m)) scratch_.resize(worker_count(m));
-  // A candidate on all threads spreads over its row chunks (n / 32768 of them); candidates in
-  // parallel keep min(count, threads) threads busy. The wider way wins: on 16 cores a group of 8
-  // candidates at n = 10^5 (3 chunks) ran one after the other on 3 threads, 5x slower than on 2
-  // cores. Either way gives the same numbers (cpu_lts_c_step.hpp).
-  const std::size_t chunks = common::row_chunk_count(n);
-  const auto rows_are_wider = [&](std::size_t count) { return std::min(count, threads) < std::min(chunks, threads); };
+  // A candidate on all threads spreads over its row chunks; candidates in parallel keep
+  // min(count, threads) threads busy: the wider way (candidates_in_turn, cpu_lts_c_step.hpp).
+  const auto rows_are_wider = [&](std::size_t count) { return candidates_in_turn(count, n); };
   // Fewer candidates than row chunks and threads: each in turn on all threads.
   const auto one_at_a_time = [&](std::size_t first, std::size_t last) {
     for (std::size_t j = first; j < last; ++j) {

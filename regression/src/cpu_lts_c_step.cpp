@@ -338,14 +338,7 @@ HSubset CpuLtsCStep::h_subset(std::span<const double> values, std::size_t h, boo
     out.gram = state->gram;
     return out;
   }
-  out.gram = Eigen::MatrixXd::Zero(q, q);
-  std::vector<Eigen::MatrixXd> grams(parts.size());
-  over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) { grams[c] = gram_below(augmented_, squares, t, begin, end); });
-  for (const Eigen::MatrixXd& G : grams) out.gram += G;
-  for (std::size_t row : tie_rows) {
-    const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(row));
-    out.gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
-  }
+  out.gram = gram_afresh(values, t, tie_rows, all_threads);
   if (state != nullptr) {
     state->in.resize(n);
     std::uint8_t* mask = state->in.data();
@@ -371,18 +364,29 @@ CountAtThreshold CpuLtsCStep::count_at(std::span<const double> squares, double t
 }
 
 Eigen::MatrixXd CpuLtsCStep::gram_at(std::span<const double> squares, double t, std::size_t take, bool all_threads) const {
+  std::vector<std::size_t> tie_rows;  // the first `take` rows equal to t
+  for (std::size_t i = 0; i < squares.size() && tie_rows.size() < take; ++i)
+    if (squares[i] == t) tie_rows.push_back(i);
+  return gram_afresh(squares, t, tie_rows, all_threads);
+}
+
+Eigen::MatrixXd CpuLtsCStep::gram_afresh(std::span<const double> squares, double t, std::span<const std::size_t> tie_rows,
+                                         bool all_threads) const {
   const std::size_t n = squares.size();
   std::vector<Eigen::MatrixXd> grams(common::row_chunk_count(n));
   over_chunks(n, all_threads, [&](std::size_t c, std::size_t begin, std::size_t end) { grams[c] = gram_below(augmented_, squares.data(), t, begin, end); });
   Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(augmented_.cols(), augmented_.cols());
   for (const Eigen::MatrixXd& G : grams) gram += G;
-  for (std::size_t i = 0; i < n && take > 0; ++i) {
-    if (squares[i] != t) continue;
-    const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(i));
+  for (std::size_t row : tie_rows) {
+    const Eigen::RowVectorXd z = augmented_.row(static_cast<Eigen::Index>(row));
     gram.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
-    --take;
   }
   return gram;
+}
+
+bool candidates_in_turn(std::size_t candidates, std::size_t n) {
+  const std::size_t threads = common::usable_cpus(), chunks = common::row_chunk_count(n);
+  return std::min(candidates, threads) < std::min(chunks, threads);
 }
 
 std::vector<std::size_t> CpuLtsCStep::subset_rows(std::span<const double> squares, const HSubset& subset, std::size_t h) const {

@@ -65,13 +65,12 @@ class CpuLocalPasses final : public LocalPasses {
   std::size_t rows() const { return static_cast<std::size_t>(X_.rows()); }
   std::span<const double> of(std::size_t j) const { return std::span<const double>(squares_).subspan(j * rows(), rows()); }
 
-  // body(j, all_threads) for every candidate of the batch: one candidate per thread, or (fewer
-  // candidates than threads and row chunks) each in turn over all threads, as the CPU engine
-  // chooses; the same numbers either way.
+  // body(j, all_threads) for every candidate of the batch: one candidate per thread, or each in
+  // turn over all threads where that keeps more of them busy (candidates_in_turn, as the CPU
+  // engine); the same numbers either way.
   template <class Body>
   void each_candidate(Body&& body) const {
-    const std::size_t threads = common::usable_cpus(), chunks = common::row_chunk_count(rows());
-    if (std::min(candidates_, threads) < std::min(chunks, threads)) {
+    if (candidates_in_turn(candidates_, rows())) {
       for (std::size_t j = 0; j < candidates_; ++j) body(j, true);
       return;
     }
