@@ -12,6 +12,7 @@
 #include <string>
 
 #include "robustfit/common/parallel.hpp"
+#include "robustfit/common/stopwatch.hpp"
 #include "robustfit/distributed/order_key.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -318,14 +319,17 @@ void run_iterations(Communicator& comm, std::vector<Problem*> active, const Dibm
   const bool fits_32_bits = std::all_of(active.begin(), active.end(), [](const Problem* p) { return p->n < (std::uint64_t{1} << 32); });
   while (!active.empty()) {
     if (++iterations > options.max_iterations) throw std::logic_error("dibms_select: no convergence");
+    common::Stopwatch watch;
     // Assign Buckets: local counts of every active problem, summed over the ranks at once.
     std::vector<std::vector<std::uint64_t>> local_counts(active.size());
     each_problem(active, [&](std::size_t i) {
       const Problem& p = *active[i];
       local_counts[i] = p.shard->count_buckets(p.intervals, p.total_buckets, p.segmented);
     });
+    common::trace("dibms count", watch.lap(), iterations);
     std::vector<std::uint64_t> counts = joined(local_counts);
     sum_counts(comm, counts, fits_32_bits);
+    common::trace("dibms sum counts", watch.lap(), static_cast<long long>(counts.size()));
     std::vector<std::size_t> offsets(1, 0);  // of each problem's counts
     for (const Problem* p : active) offsets.push_back(offsets.back() + p->total_buckets);
     if (n_checked && iterations == 1) {
@@ -345,6 +349,7 @@ void run_iterations(Communicator& comm, std::vector<Problem*> active, const Dibm
       identify_active(p);
       local_found[i] = p.shard->reduce(p.keep, p.singles);
     });
+    common::trace("dibms reduce", watch.lap(), iterations);
     std::vector<std::uint64_t> found = joined(local_found);
     comm.all_reduce_max(found);
     std::size_t at = 0;
@@ -382,7 +387,9 @@ void run_iterations(Communicator& comm, std::vector<Problem*> active, const Dibm
       p->segmented = true;
       still.push_back(p);
     }
+    common::trace("dibms settle", watch.lap(), static_cast<long long>(gathering.size()));
     if (!gathering.empty()) gathered += answer_from_gathered(comm, gathering);
+    common::trace("dibms gather", watch.lap(), static_cast<long long>(still.size()));
     active = std::move(still);
   }
 }
