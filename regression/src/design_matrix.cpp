@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "robustfit/common/huge_pages.hpp"
 #include "robustfit/common/parallel.hpp"
 #include "tall_qr.hpp"
 
@@ -188,6 +189,7 @@ ModelData prepare_model_data(Eigen::Ref<const Eigen::MatrixXd> predictors, Eigen
   if (keep) {
     data.X.resize(predictors.rows(), p);
     data.y.resize(y.size());
+    common::prefer_huge_pages(data.X.data(), sizeof(double) * static_cast<std::size_t>(data.X.size()));
   }
   DesignScan scan = scan_design(predictors, y, p, keep ? &data : nullptr);
   scan.y_largest = y.size() > 0 ? y.cwiseAbs().maxCoeff() : 0.0;
