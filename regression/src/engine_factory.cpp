@@ -103,6 +103,15 @@ std::unique_ptr<RowReductions> one_process_reductions(Backend backend) {
   return std::make_unique<RowReductions>();
 }
 
+std::unique_ptr<RowReductions> device_reductions(const DeviceDesign& design, std::size_t factors_min_work) {
+#ifdef ROBUSTFIT_CUDA_ENGINE
+  return std::make_unique<cuda::DeviceRowReductions>(design, factors_min_work);
+#else
+  (void)design, (void)factors_min_work;
+  return nullptr;
+#endif
+}
+
 std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine) {
 #ifdef ROBUSTFIT_CUDA_ENGINE
   if (engine.backend_name() == "cuda") return std::make_unique<cuda::DeviceRowReductions>(engine.device_design());

@@ -7,12 +7,18 @@
 // also as one process); every case skips without a CUDA device.
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <string>
 
 #include "contaminated.hpp"
+#include "cuda/device_row_reductions.hpp"
+#include "engine_factory.hpp"
 #include "engine_passes.hpp"
 #include "fit_comparison.hpp"
+#include "least_squares.hpp"
 #include "mpi/distributed_fit.hpp"
+#include "mpi/distributed_reductions.hpp"
+#include "mpi/local_passes.hpp"
 #include "robustfit/data/csv.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/distributed/communicator.hpp"
@@ -106,6 +112,49 @@ TEST_F(GpuRanks, GeneratedHundredThousandRowsEqualOneProcess) {
   expect_same_fit(X, y, "even", seeded(5, 50), "n 10^5");
   expect_same_fit(X, y, "empty_then_one", seeded(6, 50), "n 10^5");
   expect_same_fit(X, y, "one_then_empty", seeded(7, std::nullopt), "n 10^5, the default search");
+}
+
+// The finish's QR factors of each rank's rows by cuSOLVER over the GPU passes' copy of [X y]
+// (DistributedReductions::factor_locally_with, as the fit sets it up at 10^7 rows a rank) against
+// the host's TSQR: one R factor per rank instead of the host's blocks, the same least squares.
+TEST_F(GpuRanks, DeviceFactorsGiveTheHostTsqrsLeastSquares) {
+  rd::Communicator comm;
+  Eigen::MatrixXd X1;
+  Eigen::VectorXd y1;
+  rt::contaminated(300000, X1, y1);
+  for (const char* split : rt::kSplits) {
+    const auto [begin, end] = rt::shard_rows(split, static_cast<std::size_t>(X1.rows()), comm.rank(), comm.size());
+    const auto b = static_cast<Eigen::Index>(begin), m = static_cast<Eigen::Index>(end - begin);
+    const Eigen::MatrixXd X = X1.middleRows(b, m);
+    const Eigen::VectorXd y = y1.segment(b, m);
+    const auto passes = rr::detail::make_cuda_local_passes(X, y);
+    const std::optional<rr::detail::DeviceDesign> design = passes->device_design();
+    ASSERT_TRUE(design.has_value());
+    rr::detail::DistributedReductions host(comm), device(comm);
+    device.factor_locally_with(rr::detail::device_reductions(*design, 0));
+    std::vector<std::size_t> rows;  // every third row, then every row
+    for (std::size_t i = 0; i < end - begin; i += 3) rows.push_back(i);
+    for (const bool all_rows : {false, true}) {
+      if (all_rows) {
+        rows.resize(end - begin);
+        std::iota(rows.begin(), rows.end(), std::size_t{0});
+      }
+      const std::string where = std::string("split ") + split + (all_rows ? ", every row" : ", every third row");
+      // From 2^16 rows on a rank the device factors them: one triangle (the host: one per 8192 rows).
+      if (end - begin >= rr::cuda::kDeviceReductionsMinRows) {
+        EXPECT_EQ(device.local_factors(X, y, rows).rows(), X.cols() + 1) << where;
+      }
+      const std::optional<Eigen::VectorXd> want = rr::detail::ls_on_rows(host, X, y, rows);
+      const std::optional<Eigen::VectorXd> got = rr::detail::ls_on_rows(device, X, y, rows);
+      ASSERT_TRUE(want.has_value() && got.has_value()) << where;
+      for (Eigen::Index j = 0; j < want->size(); ++j) rt::expect_close((*got)(j), (*want)(j), "coefficient " + where);
+      // R up to its rows' signs: the same |R| as the host's stacked factors.
+      const Eigen::MatrixXd R_host = rr::detail::stacked_factors_of_rows(host, X, y, rows).cwiseAbs();
+      const Eigen::MatrixXd R_device = rr::detail::stacked_factors_of_rows(device, X, y, rows).cwiseAbs();
+      ASSERT_EQ(R_device.rows(), R_host.rows()) << where;
+      EXPECT_LT((R_device - R_host).norm(), 1e-9 * R_host.norm()) << where;
+    }
+  }
 }
 
 }  // namespace

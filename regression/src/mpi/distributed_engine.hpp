@@ -52,6 +52,8 @@ class DistributedEngine final : public Engine {
   // "mpi+cpu" | "mpi+cuda": this rank's passes.
   std::string backend_name() const override { return "mpi+" + passes_->backend_name(); }
   std::string selection_name() const override { return "dibms"; }
+  // This rank's X and y on its GPU, where the passes run there (the finish's QR factors).
+  std::optional<DeviceDesign> local_device_design() const { return passes_->device_design(); }
   std::size_t rows() const override { return n_; }
   std::size_t cols() const override { return static_cast<std::size_t>(X_.cols()); }
 

@@ -55,6 +55,14 @@ bool passes_on_gpus(distributed::Communicator& comm, Backend backend, std::uint6
   return comm.all_reduce_min(have ? 1 : 0) == 1 && n >= kGpuPassesRowsPerRank * static_cast<std::uint64_t>(comm.size());
 }
 
+// Rows x (p + 1)^2 of a rank's row set from which its QR factors run on its GPU (DeviceRowFactors:
+// CholeskyQR2 over the passes' copy of [X y]) rather than by the host's TSQR. Ranks share the
+// host's cores: on 4 H200s of a 64-core host (16 cores a rank) the finish's three TSQRs of
+// 5-8 x 10^6 rows x 11 took 80-107 ms each, 16-35 ms at one rank with all 64 cores; on the GPU
+// 5-7 ms each, the first 60-70 ms (handles, buffers, the kernels' first load) (2026-11-28). Not
+// measured below 10^7 rows a rank.
+constexpr std::size_t kRankFactorsMinWork = std::size_t{1} << 28;
+
 // The search's pieces on the ranks: the DistributedEngine (its passes on the GPUs with gpu), and
 // the deterministic starts from the rows one process reads (all n <= 20000, else the strided
 // subsample), fetched to every rank.
@@ -79,6 +87,16 @@ detail::LtsParts distributed_parts(distributed::Communicator& comm, const detail
     return detail::deterministic_starts_of_sample(sample, h, n);
   };
   parts.mcd = distributed_mcd_parts(comm);
+  // The finish's reductions: the fit's (its order statistics on the GPUs), with each rank's QR
+  // factors of the large row sets by cuSOLVER over the passes' device copy of [X y].
+  if (gpu)
+    parts.reductions = [&comm, &engine](const detail::Engine&) -> std::unique_ptr<detail::RowReductions> {
+      auto all = std::make_unique<detail::DistributedReductions>(comm);
+      all->select_on_gpu(true);
+      if (const std::optional<detail::DeviceDesign> design = engine->local_device_design())
+        all->factor_locally_with(detail::device_reductions(*design, kRankFactorsMinWork));
+      return all;
+    };
   // With the search on the GPUs the hosts mostly wait: the robust R^2's scale of y (a sample sort
   // across the ranks) runs meanwhile on a thread of each rank, over a communicator of its own.
   if (gpu && comm.all_reduce_min(distributed::threads_may_communicate() ? 1 : 0) == 1)

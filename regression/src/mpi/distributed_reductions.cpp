@@ -47,6 +47,11 @@ void DistributedReductions::max(std::span<double> values) const { comm_.all_redu
 
 void DistributedReductions::agree(const std::function<void()>& step) const { comm_.agree(step); }
 
+Eigen::MatrixXd DistributedReductions::local_factors(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                                     std::span<const std::size_t> rows) const {
+  return local_ ? local_->local_factors(X, y, rows) : RowReductions::local_factors(X, y, rows);
+}
+
 Eigen::MatrixXd DistributedReductions::stacked(const Eigen::MatrixXd& local) const {
   const Eigen::Index c = local.cols();
   // Several blocks' triangles become one first (as ls_of_factors would make them): at most c^2

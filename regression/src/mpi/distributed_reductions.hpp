@@ -24,6 +24,8 @@
 //   shortest_window_below  the exact shortest window over all ranks (distributed_window.hpp:
 //                        a sample sort, 16 n / q bytes per rank), then the bound;
 //   before, gathered     an exclusive prefix sum; an all-gather of the rows.
+#include <memory>
+
 #include "../row_reductions.hpp"
 #include "robustfit/distributed/communicator.hpp"
 
@@ -36,6 +38,10 @@ class DistributedReductions final : public RowReductions {
   // Whether DIBMS runs over CUDA LocalShards (the fit's search runs on the ranks' GPUs): a
   // host shard's passes over 10^7 values take ~0.1 s each, a GPU's ~1 ms after the upload.
   void select_on_gpu(bool on) { select_on_gpu_ = on; }
+  // This rank's QR factors (local_factors) from `local` instead of the host's TSQR: a
+  // DeviceRowReductions over the GPU passes' copy of [X y] (cuSOLVER; the host's TSQR where it
+  // declines). The stacking across the ranks stays the same.
+  void factor_locally_with(std::unique_ptr<RowReductions> local) { local_ = std::move(local); }
 
   std::size_t total(std::size_t local) const override;
   void sum(std::span<double> values) const override;
@@ -44,6 +50,8 @@ class DistributedReductions final : public RowReductions {
   using RowReductions::sum;
   void agree(const std::function<void()>& step) const override;
   Eigen::MatrixXd stacked(const Eigen::MatrixXd& local) const override;
+  Eigen::MatrixXd local_factors(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                std::span<const std::size_t> rows) const override;
   std::vector<std::size_t> smallest_h(const Eigen::VectorXd& values, std::size_t h) const override;
   double trimmed_sum(const Eigen::VectorXd& values, std::size_t h) const override;
   double min_window_variance(const Eigen::VectorXd& values, std::size_t h) const override;
@@ -71,6 +79,7 @@ class DistributedReductions final : public RowReductions {
 
   distributed::Communicator& comm_;
   bool select_on_gpu_ = false;
+  std::unique_ptr<RowReductions> local_;  // local_factors' source, where set
 };
 
 }  // namespace robustfit::regression::detail

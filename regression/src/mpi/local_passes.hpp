@@ -15,10 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "../engine.hpp"
 #include "robustfit/distributed/local_shard.hpp"
 
 namespace robustfit::regression::detail {
@@ -55,6 +57,9 @@ class LocalPasses {
 
   // Those rows of candidate j (local numbers, ascending); `below` is its below() count.
   virtual std::vector<std::size_t> subset_rows(std::size_t j, double t, std::uint64_t below, std::uint64_t take) = 0;
+
+  // X and y on the rank's device, where the passes keep them (the finish factors rows there).
+  virtual std::optional<DeviceDesign> device_design() const { return std::nullopt; }
 };
 
 // X (with its intercept column) and y are referred to, not copied: they must outlive the passes.

@@ -40,7 +40,7 @@ void download(T* values, const T* d_values, std::size_t count, cudaStream_t stre
 class CudaLocalPasses final : public LocalPasses {
  public:
   CudaLocalPasses(const Eigen::MatrixXd& X, const Eigen::VectorXd& y)
-      : n_(static_cast<std::size_t>(X.rows())), p_(static_cast<std::size_t>(X.cols())) {
+      : host_X_(&X), host_y_(&y), n_(static_cast<std::size_t>(X.rows())), p_(static_cast<std::size_t>(X.cols())) {
     cudaGetLastError();  // an earlier failure elsewhere is not ours
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     try {
@@ -70,6 +70,9 @@ class CudaLocalPasses final : public LocalPasses {
 
   std::string backend_name() const override { return "cuda"; }
   std::size_t batch_limit() const override { return batch_limit_; }
+  std::optional<DeviceDesign> device_design() const override {
+    return DeviceDesign{host_X_, host_y_, X_.data(), y_.data(), n_, p_};
+  }
 
   std::vector<std::unique_ptr<distributed::LocalShard>> squares(const Eigen::MatrixXd& betas) override {
     m_ = static_cast<std::size_t>(betas.cols());
@@ -148,6 +151,8 @@ class CudaLocalPasses final : public LocalPasses {
   }
 
  private:
+  const Eigen::MatrixXd* host_X_;  // what X_ and y_ are copies of
+  const Eigen::VectorXd* host_y_;
   std::size_t n_, p_, m_ = 0;  // rows, coefficients, candidates of the last squares()
   std::size_t batch_limit_ = 1;
   cudaStream_t stream_ = nullptr;
