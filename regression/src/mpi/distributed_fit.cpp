@@ -88,7 +88,7 @@ detail::LtsParts distributed_parts(distributed::Communicator& comm, const detail
   };
   parts.mcd = distributed_mcd_parts(comm);
   // The finish's reductions: the fit's (its order statistics on the GPUs), with each rank's QR
-  // factors of the large row sets by cuSOLVER over the passes' device copy of [X y].
+  // factors of the large row sets on its GPU, over the passes' device copy of [X y].
   if (gpu)
     parts.reductions = [&comm, &engine](const detail::Engine&) -> std::unique_ptr<detail::RowReductions> {
       auto all = std::make_unique<detail::DistributedReductions>(comm);

@@ -39,8 +39,8 @@ class DistributedReductions final : public RowReductions {
   // host shard's passes over 10^7 values take ~0.1 s each, a GPU's ~1 ms after the upload.
   void select_on_gpu(bool on) { select_on_gpu_ = on; }
   // This rank's QR factors (local_factors) from `local` instead of the host's TSQR: a
-  // DeviceRowReductions over the GPU passes' copy of [X y] (cuSOLVER; the host's TSQR where it
-  // declines). The stacking across the ranks stays the same.
+  // DeviceRowReductions over the GPU passes' copy of [X y] (DeviceRowFactors; the host's TSQR
+  // below its threshold or where the device fails). The stacking across the ranks stays the same.
   void factor_locally_with(std::unique_ptr<RowReductions> local) { local_ = std::move(local); }
 
   std::size_t total(std::size_t local) const override;
