@@ -83,7 +83,25 @@ class CpuLocalShard final : public LocalShard {
       bucket_[i] = b;
       ++counts[b];
     };
-    if (segmented) {
+    const bool bracket = !segmented && by_table && intervals.size() == 3 && intervals[0].buckets == 1 &&
+                         intervals[2].buckets == 1 && intervals[0].hi + 1 == intervals[1].lo &&
+                         intervals[1].hi + 1 == intervals[2].lo;
+    if (bracket) {
+      // A bracket's three intervals (dibms_select_bracketed): below lo, [lo, hi], above hi.
+      // Without branches on the key (below / inside / above goes either way, key after key):
+      // every key's estimate inside the bracket from its key clamped to it, then a selection.
+      const KeyInterval& inside = intervals[1];
+      const std::uint64_t lo = inside.lo, hi = inside.hi;
+      const std::uint64_t below = intervals[0].first_bucket, above = intervals[2].first_bucket;
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const std::uint64_t key = keys[i];
+        const std::uint64_t clamped = key < lo ? lo : (key > hi ? hi : key);
+        const std::uint64_t estimated = detail::estimated_bucket_of(estimated_[1], starts_.data(), clamped);
+        const auto b = static_cast<std::uint32_t>(key < lo ? below : (key > hi ? above : estimated));
+        bucket_[i] = b;
+        ++counts[b];
+      }
+    } else if (segmented) {
       if (segments_.size() != intervals.size() + 1) throw std::logic_error("count_buckets: segments and intervals differ");
       for (std::size_t s = 0; s < intervals.size(); ++s) {
         for (std::size_t i = segments_[s]; i < segments_[s + 1]; ++i) assign(i, s);
