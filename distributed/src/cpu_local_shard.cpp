@@ -76,12 +76,13 @@ class CpuLocalShard final : public LocalShard {
       }
     }
     // Key i's bucket, noted and counted in the same pass.
+    const auto note = [&](std::size_t i, std::uint64_t b) {
+      bucket_[i] = static_cast<std::uint32_t>(b);
+      ++counts[b];
+    };
     const auto assign = [&](std::size_t i, std::size_t s) {
       const std::uint64_t key = keys[i];
-      const auto b = static_cast<std::uint32_t>(by_table ? detail::estimated_bucket_of(estimated_[s], starts_.data(), key)
-                                                         : detail::fast_bucket_of(intervals[s], key));
-      bucket_[i] = b;
-      ++counts[b];
+      note(i, by_table ? detail::estimated_bucket_of(estimated_[s], starts_.data(), key) : detail::fast_bucket_of(intervals[s], key));
     };
     const bool bracket = !segmented && by_table && intervals.size() == 3 && intervals[0].buckets == 1 &&
                          intervals[2].buckets == 1 && intervals[0].hi + 1 == intervals[1].lo &&
@@ -97,9 +98,7 @@ class CpuLocalShard final : public LocalShard {
         const std::uint64_t key = keys[i];
         const std::uint64_t clamped = key < lo ? lo : (key > hi ? hi : key);
         const std::uint64_t estimated = detail::estimated_bucket_of(estimated_[1], starts_.data(), clamped);
-        const auto b = static_cast<std::uint32_t>(key < lo ? below : (key > hi ? above : estimated));
-        bucket_[i] = b;
-        ++counts[b];
+        note(i, key < lo ? below : (key > hi ? above : estimated));
       }
     } else if (segmented) {
       if (segments_.size() != intervals.size() + 1) throw std::logic_error("count_buckets: segments and intervals differ");

@@ -54,9 +54,9 @@ std::jthread warm_up_cuda_for(Backend backend, selection::Algorithm selection, P
 // (device_design) also serves the finish's QR factors. The engine must outlive the result.
 std::unique_ptr<RowReductions> one_process_reductions(const Engine& engine);
 
-// The reductions of one process with local_factors by cuSOLVER over `design` (a device copy of
-// this part's [X y]) from factors_min_work rows x (p + 1)^2 on (DeviceRowReductions); null in a
-// build without the CUDA engine. The design must outlive the result.
+// The reductions of one process with local_factors on the device over `design` (a device copy of
+// this part's [X y]; DeviceRowFactors) from factors_min_work rows x (p + 1)^2 on
+// (DeviceRowReductions); null in a build without the CUDA engine. The design must outlive the result.
 std::unique_ptr<RowReductions> device_reductions(const DeviceDesign& design, std::size_t factors_min_work);
 
 #ifdef ROBUSTFIT_CUDA_ENGINE

@@ -114,7 +114,7 @@ TEST_F(GpuRanks, GeneratedHundredThousandRowsEqualOneProcess) {
   expect_same_fit(X, y, "one_then_empty", seeded(7, std::nullopt), "n 10^5, the default search");
 }
 
-// The finish's QR factors of each rank's rows by cuSOLVER over the GPU passes' copy of [X y]
+// The finish's QR factors of each rank's rows on its GPU (DeviceRowFactors) over the passes' copy of [X y]
 // (DistributedReductions::factor_locally_with, as the fit sets it up at 10^7 rows a rank) against
 // the host's TSQR: one R factor per rank instead of the host's blocks, the same least squares.
 TEST_F(GpuRanks, DeviceFactorsGiveTheHostTsqrsLeastSquares) {

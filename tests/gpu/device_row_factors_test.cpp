@@ -12,17 +12,12 @@
 
 #include "device_vector.hpp"
 #include "gpu_skip.hpp"
+#include "positive_diagonal.hpp"
 #include "regression/src/cuda/device_row_factors.hpp"
 #include "robustfit/common/random.hpp"
 
 namespace robustfit::testing {
 namespace {
-
-Eigen::MatrixXd positive_diagonal(Eigen::MatrixXd R) {
-  for (Eigen::Index i = 0; i < R.rows(); ++i)
-    if (R(i, i) < 0) R.row(i) *= -1;
-  return R;
-}
 
 struct Factored {
   Eigen::MatrixXd device, host;

@@ -17,6 +17,7 @@
 
 #include "gpu_skip.hpp"
 #include "mcd_compare.hpp"
+#include "positive_diagonal.hpp"
 #include "regression/src/cuda/cuda_engine.hpp"
 #include "regression/src/cuda/device_row_reductions.hpp"
 #include "regression/src/design_matrix.hpp"
@@ -202,13 +203,6 @@ data::Scenario contaminated(std::size_t n, std::size_t q, std::uint64_t seed) {
   spec.contamination = data::Contamination::bad_leverage;
   spec.seed = seed;
   return data::make_scenario(spec);
-}
-
-// R with a non-negative diagonal (QR factors are unique up to row signs).
-Eigen::MatrixXd positive_diagonal(Eigen::MatrixXd R) {
-  for (Eigen::Index i = 0; i < R.rows(); ++i)
-    if (R(i, i) < 0) R.row(i) *= -1;
-  return R;
 }
 
 // The finish's QR factors of a subset of rows of the CUDA engine's design, by cuSOLVER on the
