@@ -193,6 +193,28 @@ TEST(CudaLocalShard, ShardOverDeviceValuesEqualsTheCpuShard) {
   }
 }
 
+// Float values read with 16-byte loads (visit_floats): shards over device floats that start at
+// every alignment and end anywhere (an unaligned head, a tail, sizes below one load a thread),
+// every call as the CPU shard's, the answers as std::nth_element's.
+TEST(CudaLocalShard, FloatShardsAtEveryAlignmentEqualTheCpuShard) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  rd::Communicator comm(MPI_COMM_SELF);
+  const auto all = robustfit::data::make_distribution<float>(Distribution::normal, 70003, 29);
+  const robustfit::testing::DeviceVector<float> d_all(all);
+  for (std::size_t offset = 0; offset < 4; ++offset) {
+    for (std::size_t count : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{17},
+                              std::size_t{4099}, std::size_t{70000}}) {
+      const std::vector<float> values(all.begin() + static_cast<std::ptrdiff_t>(offset),
+                                      all.begin() + static_cast<std::ptrdiff_t>(offset + count));
+      TeeShard shard(rd::make_cpu_local_shard<float>(values),
+                     rd::make_cuda_local_shard_over_device<float>(d_all.get() + offset, count),
+                     "offset " + std::to_string(offset) + ", n = " + std::to_string(count));
+      const std::vector<std::uint64_t> ks = count == 1 ? std::vector<std::uint64_t>{0} : test_ranks(count);
+      EXPECT_EQ(rd::dibms_select(comm, shard, ks), nth_element_reference(values, ks)) << offset << " " << count;
+    }
+  }
+}
+
 TEST(CudaLocalShard, DeviceValuesGiveTheSameShardAsHostValues) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   const auto values = robustfit::data::make_distribution<double>(Distribution::cauchy, 50000, 17);

@@ -166,8 +166,7 @@ struct FloatBucketOf {
     }
     return copy;
   }
-  __device__ std::uint32_t load(Index i) const { return detail::float_key(values[i]); }
-  __device__ std::uint32_t of(Index, std::uint32_t key) const {
+  __device__ std::uint32_t of(Index, std::uint32_t key) const {  // count_kernel reads the values (visit_floats)
     const std::uint32_t at = detail::interval_of(lookup, bins, thresholds, key);
     return buckets != nullptr ? buckets[at] : at;
   }
@@ -323,6 +322,54 @@ static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are c
 constexpr unsigned kCountThreads = 512;
 constexpr int kCountItems = 8;
 
+// Calls visit(v, valid) for every float of values[0, count), kFloatStep of them a thread per call
+// (bit u of valid: v[u] is one of them), read by 16-byte loads, kFloatVectors in flight a thread,
+// without a bounds check a value (the passes over 2^28 floats are bound by their instructions,
+// not the memory: ncu on an H200, 2-5 % shorter than 8 scalar loads a thread). The aligned
+// middle in grid-strided steps, then block 0 the unaligned head and the tail (at most one value
+// a thread). The count and the placed reduce visit the same values in the same block this way
+// (float_reduce_kernel places values by the count's per-block counts).
+constexpr int kFloatVectors = 4;
+constexpr int kFloatStep = 4 * kFloatVectors;
+template <class Visit>
+__device__ void visit_floats(const float* values, std::uint64_t count, Visit&& visit) {
+  const std::uint64_t misalignment = reinterpret_cast<std::uintptr_t>(values) % 16;
+  const std::uint64_t head = min(count, (16 - misalignment) % 16 / sizeof(float));
+  const std::uint64_t vectors = (count - head) / 4;
+  const auto* body = reinterpret_cast<const float4*>(values + head);
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  float v[kFloatStep];
+  for (std::uint64_t base = std::uint64_t{blockIdx.x} * blockDim.x; base < vectors; base += stride * kFloatVectors) {
+    float4 loaded[kFloatVectors];
+    unsigned valid = 0;
+#pragma unroll
+    for (int u = 0; u < kFloatVectors; ++u) {
+      const std::uint64_t i = base + u * stride + threadIdx.x;
+      loaded[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (i < vectors) {
+        loaded[u] = body[i];
+        valid |= 0xFu << (4 * u);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kFloatVectors; ++u)
+      v[4 * u] = loaded[u].x, v[4 * u + 1] = loaded[u].y, v[4 * u + 2] = loaded[u].z, v[4 * u + 3] = loaded[u].w;
+    visit(v, valid);
+  }
+  if (blockIdx.x == 0) {
+    const std::uint64_t tail = head + vectors * 4;
+    const std::uint64_t extra = head + (count - tail);  // < 8
+#pragma unroll
+    for (int u = 0; u < kFloatStep; ++u) v[u] = 0.f;
+    unsigned valid = 0;
+    if (threadIdx.x < extra) {
+      v[0] = values[threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head)];
+      valid = 1;
+    }
+    visit(v, valid);
+  }
+}
+
 // kStaged: the classifier's tables are copied to dynamic shared memory first (FloatBucketOf).
 template <class Classify, bool kStaged = false>  // BucketOfCandidate or FloatBucketOf
 // per_block (may be null): every block's count of every bucket, block-major (with in-shared
@@ -333,7 +380,7 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
   __shared__ unsigned int block_counts[kSharedBins];
   extern __shared__ std::uint32_t staged_tables[];
   if constexpr (kStaged) bucket = bucket.staged(staged_tables);
-  const bool in_shared = buckets <= kSharedBins;
+  const bool in_shared = kStaged || buckets <= kSharedBins;  // staged: launched only where they fit
   if (in_shared)
     for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[b] = 0;
   if (in_shared || kStaged) __syncthreads();
@@ -342,23 +389,33 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
   // warp (30x slower counts on an H200).
   unsigned first_bucket = 0, last_bucket = 0;
   const std::uint32_t last = buckets - 1;
-  const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
-  for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
-    decltype(bucket.load(0)) keys[kCountItems];
+  const auto tally = [&](std::uint32_t b) {
+    if (b == 0) ++first_bucket;
+    else if (b == last) ++last_bucket;
+    else if (in_shared) atomicAdd(&block_counts[b], 1u);
+    else atomicAdd(&counts[b], 1ull);
+  };
+  if constexpr (std::is_same_v<Classify, FloatBucketOf>) {
+    visit_floats(bucket.values, count, [&](const float* v, unsigned valid) {
 #pragma unroll
-    for (int k = 0; k < kCountItems; ++k) {
-      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
-      keys[k] = i < count ? bucket.load(i) : 0;
-    }
+      for (int u = 0; u < kFloatStep; ++u)
+        if (valid >> u & 1u) tally(bucket.of(0, detail::float_key(v[u])));
+    });
+  } else {
+    const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
+    for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
+      decltype(bucket.load(0)) keys[kCountItems];
 #pragma unroll
-    for (int k = 0; k < kCountItems; ++k) {
-      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
-      if (i >= count) break;
-      const std::uint32_t b = bucket.of(i, keys[k]);
-      if (b == 0) ++first_bucket;
-      else if (b == last) ++last_bucket;
-      else if (in_shared) atomicAdd(&block_counts[b], 1u);
-      else atomicAdd(&counts[b], 1ull);
+      for (int k = 0; k < kCountItems; ++k) {
+        const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
+        keys[k] = i < count ? bucket.load(i) : 0;
+      }
+#pragma unroll
+      for (int k = 0; k < kCountItems; ++k) {
+        const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
+        if (i >= count) break;
+        tally(bucket.of(i, keys[k]));
+      }
     }
   }
   for (int offset = 16; offset > 0; offset /= 2) {  // the warp's sums, then one atomic each
@@ -394,13 +451,15 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
 // count, select and bound a segment's keys, all independent of their order).
 constexpr std::size_t kMaxReduceStagedBytes = 160 * 1024;  // larger tables: the selection through L1
 
+// Most values are in no slot, and most of the lookup's bins hold no edge: the lookup's words
+// (detail::direct_answers) give those values' slot in one shared-memory read, not three.
 struct FloatSlotTables {
   detail::IntervalLookup lookup;
-  const std::uint32_t* bins;
+  const std::uint32_t* words;       // direct_answers of the lookup over thresholds and slots
   const std::uint32_t* thresholds;  // the ranges' edges as float thresholds: lookup.last + 1
   const std::int32_t* slots;
-  __host__ __device__ std::uint32_t words() const {
-    return 2 * (static_cast<std::uint32_t>(lookup.last) + 1) + 2 * static_cast<std::uint32_t>(lookup.bins);
+  __host__ __device__ std::uint32_t table_words() const {
+    return 2 * (static_cast<std::uint32_t>(lookup.last) + 1) + static_cast<std::uint32_t>(lookup.bins);
   }
 };
 
@@ -425,40 +484,32 @@ __global__ void __launch_bounds__(kCountThreads) float_reduce_kernel(const float
                                                                      const std::uint32_t* bucket_of_slot, Key* keys_out,
                                                                      std::uint32_t* slots_out, unsigned* mismatch) {
   extern __shared__ std::uint32_t staged[];
-  const auto edges = static_cast<std::uint32_t>(tables.lookup.last) + 1, bin_words = 2 * static_cast<std::uint32_t>(tables.lookup.bins);
+  const auto edges = static_cast<std::uint32_t>(tables.lookup.last) + 1, bin_words = static_cast<std::uint32_t>(tables.lookup.bins);
   std::uint32_t* cursors = staged + 2 * edges + bin_words;
   for (std::uint32_t w = threadIdx.x; w < edges; w += blockDim.x) {
     staged[w] = tables.thresholds[w];
     staged[edges + w] = static_cast<std::uint32_t>(tables.slots[w]);
   }
-  for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) staged[2 * edges + w] = tables.bins[w];
+  for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) staged[2 * edges + w] = tables.words[w];
   for (std::uint32_t s = threadIdx.x; s < slot_count; s += blockDim.x) cursors[s] = 0;
   __syncthreads();
   const std::uint32_t* thresholds = staged;
   const auto* slots = reinterpret_cast<const std::int32_t*>(staged + edges);
-  const std::uint32_t* bins = staged + 2 * edges;
-  // count_kernel's loop: the same values in the same block.
-  const std::uint64_t tile = std::uint64_t{kCountItems} * blockDim.x;
-  for (std::uint64_t first = blockIdx.x * tile + threadIdx.x; first < count; first += std::uint64_t{gridDim.x} * tile) {
-    float v[kCountItems];
+  const std::uint32_t* words = staged + 2 * edges;
+  const std::uint32_t lowest = thresholds[0];  // below it: no slot
+  // count_kernel's visit: the same values in the same block.
+  visit_floats(values, count, [&](const float* v, unsigned valid) {
 #pragma unroll
-    for (int k = 0; k < kCountItems; ++k) {
-      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
-      v[k] = i < count ? values[i] : 0.0f;
-    }
-#pragma unroll
-    for (int k = 0; k < kCountItems; ++k) {
-      const std::uint64_t i = first + std::uint64_t{blockDim.x} * static_cast<unsigned>(k);
-      if (i >= count) break;
-      const std::uint32_t key = detail::float_key(v[k]);
-      if (key < thresholds[0]) continue;
-      const std::int32_t slot = slots[detail::interval_of(tables.lookup, bins, thresholds, key)];
+    for (int u = 0; u < kFloatStep; ++u) {
+      const std::uint32_t key = detail::float_key(v[u]);
+      if (!(valid >> u & 1u) || key < lowest) continue;
+      const std::int32_t slot = detail::answer_of(tables.lookup, words, thresholds, slots, key);
       if (slot < 0) continue;
       const std::uint64_t to = block_starts[std::size_t(slot) * gridDim.x + blockIdx.x] + atomicAdd(&cursors[slot], 1u);
-      keys_out[to] = key_of(static_cast<double>(v[k]));
+      keys_out[to] = key_of(static_cast<double>(v[u]));
       slots_out[to] = static_cast<std::uint32_t>(slot);
     }
-  }
+  });
   // Each block placed exactly its counted values of each slot (else the tables disagree).
   __syncthreads();
   for (std::uint32_t s = threadIdx.x; s < slot_count; s += blockDim.x)
@@ -476,6 +527,33 @@ constexpr std::uint64_t kFloatLookupBins = 2 * kLookupBins;
 // lookup's bins; a bucket map beside them when the buckets are not in key order is larger: then
 // the count reads them through L1).
 constexpr std::size_t kMaxStagedBytes = sizeof(std::uint32_t) * (8192 + kFloatLookupBins);
+
+// The float count's tables, built on the device (on the host they took 0.15-0.2 ms of an H200
+// host's time a DIBMS call, its GPU idle): every bucket's float threshold (float_threshold of
+// its first key), then each lookup bin's first and last index, upper_bound - 1 of the bin's
+// first and last key as make_interval_lookup finds them, in 16 bits.
+__global__ void float_thresholds_kernel(const std::uint64_t* first_keys, std::uint32_t count, std::uint32_t* thresholds) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) thresholds[i] = detail::float_threshold(first_keys[i]);
+}
+__device__ std::uint16_t last_at_most(const std::uint32_t* lows, std::uint32_t count, std::uint64_t key) {
+  std::uint32_t below = 0, above = count;  // the first index whose low exceeds key is in [below, above]
+  while (below < above) {
+    const std::uint32_t middle = (below + above) / 2;
+    if (lows[middle] <= key) below = middle + 1;
+    else above = middle;
+  }
+  return static_cast<std::uint16_t>(below == 0 ? 0 : below - 1);
+}
+__global__ void float_lookup_kernel(const std::uint32_t* thresholds, std::uint32_t count, detail::IntervalLookup lookup,
+                                    std::uint16_t* bins) {
+  const std::uint64_t bin = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (bin >= lookup.bins) return;
+  const std::uint64_t start = lookup.base + (bin << lookup.shift);
+  const std::uint64_t end = start + min((std::uint64_t{1} << lookup.shift) - 1, ~std::uint64_t{0} - start);
+  bins[2 * bin] = last_at_most(thresholds, count, start);
+  bins[2 * bin + 1] = last_at_most(thresholds, count, end);
+}
 
 unsigned grid_for(std::uint64_t count) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>((count + 255) / 256, 1, 65535));
@@ -591,21 +669,11 @@ class CudaLocalShard final : public LocalShard {
     }
     if (by_table)
       for (const KeyInterval& interval : intervals) detail::write_bucket_starts(interval, starts_host_);
-    // Each candidate's interval: by position among the segments' starts, or by key among the lows.
-    bounds_host_.clear();
-    if (segmented) bounds_host_.assign(segments_.begin(), segments_.end() - 1);
-    else for (const KeyInterval& interval : intervals) bounds_host_.push_back(interval.lo);
-    const detail::IntervalLookup lookup = detail::make_interval_lookup(bounds_host_, kLookupBins, bins_host_);
     intervals_host_.assign(intervals.begin(), intervals.end());
-    staging_.clear();
-    const std::size_t at_intervals = staging_.add(intervals);
-    const std::size_t at_estimated = staging_.add(std::span<const detail::EstimatedInterval>(estimated_host_));
-    const std::size_t at_starts = staging_.add(std::span<const std::uint64_t>(starts_host_));
-    const std::size_t at_bounds = staging_.add(std::span<const std::uint64_t>(bounds_host_));
-    const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
-    // Float values before any reduce, in disjoint increasing intervals: in the float domain.
+    // Float values before any reduce, in disjoint increasing intervals: counted in the float
+    // domain (FloatBucketOf), whose tables are built on the device from the buckets' first keys
+    // in key order (float_thresholds_kernel); the key-based tables are then not needed.
     bool by_float = false;
-    std::size_t at_thresholds = 0, at_float_buckets = 0, at_float_bins = 0;
     detail::IntervalLookup float_lookup;
     bool identity = true;  // bucket j's first key is the j-th in key order
     if constexpr (std::is_same_v<T, float>) {
@@ -621,26 +689,44 @@ class CudaLocalShard final : public LocalShard {
           }
         by_float = first_keys_host_.size() <= 65536;  // the lookup's entries in 16 bits
       }
-      if (by_float) {
-        thresholds_host_ = detail::float_thresholds(first_keys_host_);
-        first_keys_host_.assign(thresholds_host_.begin(), thresholds_host_.end());  // the lookup's lows, widened
-        float_lookup = detail::make_interval_lookup(first_keys_host_, kFloatLookupBins, float_bins_host_);
-        narrow_bins_host_.assign(float_bins_host_.begin(), float_bins_host_.end());
-        at_thresholds = staging_.add(std::span<const std::uint32_t>(thresholds_host_));
-        at_float_buckets = staging_.add(std::span<const std::uint32_t>(float_buckets_host_));
-        at_float_bins = staging_.add(std::span<const std::uint16_t>(narrow_bins_host_));
-      }
+      if (by_float)
+        float_lookup = detail::interval_lookup_shape(detail::float_threshold(first_keys_host_.front()),
+                                                     detail::float_threshold(first_keys_host_.back()),
+                                                     first_keys_host_.size(), kFloatLookupBins);
+    }
+    staging_.clear();
+    std::size_t at_intervals = 0, at_estimated = 0, at_starts = 0, at_bounds = 0, at_bins = 0;
+    std::size_t at_first_keys = 0, at_float_buckets = 0;
+    detail::IntervalLookup lookup;
+    if (by_float) {
+      at_first_keys = staging_.add(std::span<const std::uint64_t>(first_keys_host_));
+      if (!identity) at_float_buckets = staging_.add(std::span<const std::uint32_t>(float_buckets_host_));
+    } else {
+      // Each candidate's interval: by position among the segments' starts, or by key among the lows.
+      bounds_host_.clear();
+      if (segmented) bounds_host_.assign(segments_.begin(), segments_.end() - 1);
+      else for (const KeyInterval& interval : intervals) bounds_host_.push_back(interval.lo);
+      lookup = detail::make_interval_lookup(bounds_host_, kLookupBins, bins_host_);
+      at_intervals = staging_.add(intervals);
+      at_estimated = staging_.add(std::span<const detail::EstimatedInterval>(estimated_host_));
+      at_starts = staging_.add(std::span<const std::uint64_t>(starts_host_));
+      at_bounds = staging_.add(std::span<const std::uint64_t>(bounds_host_));
+      at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
     }
     std::byte* const tables = staging_.upload(tables_);  // cudaMalloc'd: aligned for every table
-    assignment_ = {current(),
-                   reinterpret_cast<const KeyInterval*>(tables + at_intervals),
-                   reinterpret_cast<const detail::EstimatedInterval*>(tables + at_estimated),
-                   reinterpret_cast<const std::uint64_t*>(tables + at_starts),
-                   reinterpret_cast<const std::uint64_t*>(tables + at_bounds),
-                   reinterpret_cast<const std::uint32_t*>(tables + at_bins),
-                   lookup,
-                   segmented,
-                   by_table};
+    // The key-based assignment; none after a float count (its intervals are disjoint, so the
+    // reduce never asks each candidate's bucket).
+    assignment_ = {};
+    if (!by_float)
+      assignment_ = {current(),
+                     reinterpret_cast<const KeyInterval*>(tables + at_intervals),
+                     reinterpret_cast<const detail::EstimatedInterval*>(tables + at_estimated),
+                     reinterpret_cast<const std::uint64_t*>(tables + at_starts),
+                     reinterpret_cast<const std::uint64_t*>(tables + at_bounds),
+                     reinterpret_cast<const std::uint32_t*>(tables + at_bins),
+                     lookup,
+                     segmented,
+                     by_table};
     common::trace(by_float ? "shard count tables (float)" : "shard count tables", watch.lap(), static_cast<long long>(buckets));
     buckets_ = buckets;
     counted_ = true;
@@ -654,9 +740,15 @@ class CudaLocalShard final : public LocalShard {
       const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + tile - 1) / tile, 1, most));
       if constexpr (std::is_same_v<T, float>) {
         if (by_float) {
-          const FloatBucketOf float_bucket{values_, reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
+          const auto count = static_cast<std::uint32_t>(float_lookup.last) + 1;
+          std::uint32_t* thresholds = float_thresholds_.reserve(count);
+          std::uint16_t* bins = float_bins_.reserve(2 * float_lookup.bins);
+          float_thresholds_kernel<<<(count + 255) / 256, 256>>>(reinterpret_cast<const std::uint64_t*>(tables + at_first_keys),
+                                                                 count, thresholds);
+          float_lookup_kernel<<<static_cast<unsigned>((float_lookup.bins + 255) / 256), 256>>>(thresholds, count, float_lookup, bins);
+          const FloatBucketOf float_bucket{values_, thresholds,
                                            identity ? nullptr : reinterpret_cast<const std::uint32_t*>(tables + at_float_buckets),
-                                           reinterpret_cast<const std::uint16_t*>(tables + at_float_bins), float_lookup};
+                                           bins, float_lookup};
           const std::size_t staged_bytes = sizeof(std::uint32_t) * float_bucket.table_words();
           if (staged_bytes <= kMaxStagedBytes && buckets <= kSharedBins) {
             // With every block's counts: the reduce that follows places the values by them.
@@ -704,7 +796,7 @@ class CudaLocalShard final : public LocalShard {
     CUDA_CHECK(cudaMemset(d_mismatch, 0, sizeof(unsigned)));
     Key* keys = next_.reserve(expected);
     std::uint32_t* slots = sorted_slots_.reserve(expected);
-    const std::size_t shared_bytes = sizeof(std::uint32_t) * (tables.words() + slot_count);
+    const std::size_t shared_bytes = sizeof(std::uint32_t) * (tables.table_words() + slot_count);
     selection::cuda::detail::allow_dynamic_shared_memory(float_reduce_kernel, kMaxReduceStagedBytes);
     float_reduce_kernel<<<blocks, kCountThreads, shared_bytes>>>(values_, size_, tables, slot_count, d_block_starts,
                                                                  per_block_.get(), static_cast<std::uint32_t>(buckets_),
@@ -748,14 +840,19 @@ class CudaLocalShard final : public LocalShard {
         const std::size_t at_slots = staging_.add(std::span<const std::int32_t>(slot_ranges_.slots));
         const std::size_t at_bins = staging_.add(std::span<const std::uint32_t>(bins_host_));
         const bool by_float = std::is_same_v<T, float> && !reduced_;
-        std::size_t at_thresholds = 0, at_float_bins = 0;
+        std::size_t at_thresholds = 0, at_float_bins = 0, at_float_words = 0;
         detail::IntervalLookup float_lookup;
+        // The placed reduce's one-read lookup (direct_answers: at most 65536 edges).
+        const bool placeable = by_float && per_block_blocks_ != 0 && slot_ranges_.edges.size() <= 65536;
         if (by_float) {  // the edges as float thresholds, and their lookup
           thresholds_host_ = detail::float_thresholds(slot_ranges_.edges);
           first_keys_host_.assign(thresholds_host_.begin(), thresholds_host_.end());
           float_lookup = detail::make_interval_lookup(first_keys_host_, kLookupBins, float_bins_host_);
           at_thresholds = staging_.add(std::span<const std::uint32_t>(thresholds_host_));
           at_float_bins = staging_.add(std::span<const std::uint32_t>(float_bins_host_));
+          if (placeable)
+            at_float_words = staging_.add(std::span<const std::uint32_t>(
+                detail::direct_answers(float_lookup, float_bins_host_, slot_ranges_.slots)));
         }
         std::byte* const tables = staging_.upload(slot_tables_);
         const SlotTables slot_tables{lookup, reinterpret_cast<const std::uint32_t*>(tables + at_bins),
@@ -767,17 +864,17 @@ class CudaLocalShard final : public LocalShard {
         } else {
           T* chosen = chosen_values_.reserve(expected);
           if constexpr (std::is_same_v<T, float>) {
-            const FloatSlotTables float_tables{float_lookup, reinterpret_cast<const std::uint32_t*>(tables + at_float_bins),
-                                               reinterpret_cast<const std::uint32_t*>(tables + at_thresholds),
-                                               slot_tables.slots};
-            if (per_block_blocks_ != 0 &&
-                sizeof(std::uint32_t) * (float_tables.words() + keep.size() + singles.size()) <= kMaxReduceStagedBytes) {
+            const auto* float_bins = reinterpret_cast<const std::uint32_t*>(tables + at_float_bins);
+            const auto* thresholds = reinterpret_cast<const std::uint32_t*>(tables + at_thresholds);
+            const FloatSlotTables float_tables{float_lookup, reinterpret_cast<const std::uint32_t*>(tables + at_float_words),
+                                               thresholds, slot_tables.slots};
+            if (placeable &&
+                sizeof(std::uint32_t) * (float_tables.table_words() + keep.size() + singles.size()) <= kMaxReduceStagedBytes) {
               place_float_values(float_tables, keep, singles, expected);
               selected = expected;
               placed = true;
             } else {
-              select_if(values_, chosen,
-                        FloatHasSlot{float_lookup, float_tables.bins, float_tables.thresholds, slot_tables.slots});
+              select_if(values_, chosen, FloatHasSlot{float_lookup, float_bins, thresholds, slot_tables.slots});
             }
           } else {
             select_if(values_, chosen, HasSlotByKey<T>{slot_tables});
@@ -787,6 +884,7 @@ class CudaLocalShard final : public LocalShard {
         }
         CUDA_CHECK_LAUNCH();
       } else {  // overlapping intervals: each candidate's bucket, as counted
+        if (assignment_.intervals == nullptr) throw std::logic_error("reduce: overlapping intervals after a float count");
         std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
         for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
         for (std::size_t j = 0; j < singles.size(); ++j) slot_of_bucket[singles[j]] = static_cast<std::int32_t>(keep.size() + j);
@@ -913,6 +1011,8 @@ class CudaLocalShard final : public LocalShard {
   std::uint64_t buckets_ = 0;
   std::vector<std::uint64_t> local_counts_;
   DeviceBuffer<std::byte> tables_;  // the assignment's tables (intervals, estimates, bucket starts, lookup)
+  DeviceBuffer<std::uint32_t> float_thresholds_;  // the float count's (float_thresholds_kernel)
+  DeviceBuffer<std::uint16_t> float_bins_;
   DeviceBuffer<std::byte> slot_tables_;  // the reduce's (its slots' key ranges and their lookup)
   Staging staging_;
   std::vector<KeyInterval> intervals_host_;
@@ -922,7 +1022,6 @@ class CudaLocalShard final : public LocalShard {
   std::vector<std::uint32_t> bins_host_;
   std::vector<std::uint64_t> first_keys_host_;  // the float path's first keys in key order, then its widened thresholds
   std::vector<std::uint32_t> thresholds_host_, float_buckets_host_, float_bins_host_;
-  std::vector<std::uint16_t> narrow_bins_host_;
   // Scratch.
   DeviceBuffer<std::int32_t> slots_;
   DeviceBuffer<KeySlot> chosen_;

@@ -37,14 +37,20 @@ ROBUSTFIT_FLOAT_KEYS_HOST_DEVICE inline std::uint32_t float_key(float value) {
 }
 
 // The 64-bit order key of the float whose float key is `key` (not a NaN's).
-inline std::uint64_t wide_key(std::uint32_t key) {
-  const float value = std::bit_cast<float>((key & kFloatSignBit) != 0 ? key & ~kFloatSignBit : ~key);
+ROBUSTFIT_FLOAT_KEYS_HOST_DEVICE inline std::uint64_t wide_key(std::uint32_t key) {
+  const std::uint32_t bits = (key & kFloatSignBit) != 0 ? key & ~kFloatSignBit : ~key;
+#ifdef __CUDA_ARCH__
+  const float value = __uint_as_float(bits);
+#else
+  const auto value = std::bit_cast<float>(bits);
+#endif
   return order_key(static_cast<double>(value));
 }
 
 // The least non-NaN float key k with wide_key(k) >= edge (kHighestFloatKey + 1 when none): a few
-// steps from the float nearest the edge's double.
-inline std::uint32_t float_threshold(std::uint64_t edge) {
+// steps from the float nearest the edge's double. (On the device too: the CUDA shard builds
+// its float count's tables there.)
+ROBUSTFIT_FLOAT_KEYS_HOST_DEVICE inline std::uint32_t float_threshold(std::uint64_t edge) {
   if (edge <= wide_key(kLowestFloatKey)) return kLowestFloatKey;
   if (edge > wide_key(kHighestFloatKey)) return kHighestFloatKey + 1;
   const double value = from_order_key(edge);  // not a NaN here
