@@ -52,12 +52,21 @@ void check_ranks(std::uint64_t n, std::span<const std::uint64_t> ks) {
 // wanted rank's bucket about a quarter of the gather's share (gather_candidates / problems):
 // the same iterations for far fewer counts to all-reduce (a regression candidate's residuals
 // at n = 10^5 over 2 ranks: 32 to 1024 buckets, by the batch's size, instead of 8192).
+constexpr std::uint64_t kPaperPivotIntervals = 16;
+
 std::uint64_t phase1_buckets(const Problem& problem, const DibmsOptions& options, std::size_t problems) {
   if (options.gather_candidates == 0) return options.buckets;
   const std::uint64_t share = std::max<std::uint64_t>(options.gather_candidates / std::max<std::size_t>(problems, 1), 1);
   const Wide need = Wide(4) * std::max<std::size_t>(problem.pending.size(), 1) * problem.n / share + 1;
-  const std::uint64_t floor = 2 * std::max<std::uint64_t>(options.pivot_intervals, 1), most = std::max(options.buckets, floor);
+  const std::uint64_t pivots = options.pivot_intervals != 0 ? options.pivot_intervals : kPaperPivotIntervals;
+  const std::uint64_t floor = 2 * pivots, most = std::max(options.buckets, floor);
   return std::clamp<std::uint64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::min<Wide>(need, most))), floor, most);
+}
+
+// Phase 1's pivot intervals for `buckets` buckets (DibmsOptions::pivot_intervals).
+std::uint64_t pivot_interval_count(const DibmsOptions& options, std::uint64_t buckets) {
+  if (options.pivot_intervals != 0) return options.pivot_intervals;
+  return std::max(kPaperPivotIntervals, buckets / 32);
 }
 
 // Runs call(i) for every problem i: on the host's threads at once where every shard takes
@@ -122,8 +131,8 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
         at += count;
       }
     }
-    const std::uint64_t intervals = std::max<std::uint64_t>(options.pivot_intervals, 1);
     for (std::size_t i = 0; i < problems.size(); ++i) {
+      const std::uint64_t intervals = pivot_interval_count(options, phase1_buckets(*problems[i], options, problems.size()));
       std::vector<std::uint64_t>& s = samples[i];
       std::sort(s.begin(), s.end());
       std::vector<std::uint64_t> chosen{problems[i]->min};

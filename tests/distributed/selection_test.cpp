@@ -89,8 +89,8 @@ TEST_P(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
 // iterations; on every distribution (repeated values: the stopping rule before the gather) and
 // split (ranks with no values or one value).
 TEST_P(Dibms, GatheringTheLastCandidatesAnswersAsThePapersIterations) {
-  rd::DibmsOptions paper;
-  paper.gather_candidates = 0;
+  rd::DibmsOptions paper;  // the paper's Phase 1 and its iterations to the end
+  paper.gather_candidates = 0, paper.pivot_intervals = 16;
   rd::DibmsOptions gather = paper;
   gather.gather_candidates = 512;  // below these n / B * ranks: one iteration at least before it
   int fewer = 0;
@@ -122,6 +122,55 @@ TEST_P(Dibms, SmallProblemsCountFewerBuckets) {
       EXPECT_EQ(report.iterations, 1) << what;
       EXPECT_LT(report.bytes - std::min(report.bytes, 8 * report.gathered), 8 * options.buckets) << what;
     }
+  }
+}
+
+// Forwards every call to a shard and notes the candidates each reduce keeps.
+class KeptSpy final : public rd::LocalShard {
+ public:
+  explicit KeptSpy(std::unique_ptr<rd::LocalShard> shard) : shard_(std::move(shard)) {}
+  std::vector<std::uint64_t> kept;  // after each reduce since the last reset
+  void reset() override { shard_->reset(), kept.clear(); }
+  std::uint64_t size() const override { return shard_->size(); }
+  std::array<std::uint64_t, 2> key_range() const override { return shard_->key_range(); }
+  std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override { return shard_->sample(count, seed); }
+  std::vector<std::uint64_t> count_buckets(std::span<const rd::KeyInterval> intervals, std::uint64_t buckets,
+                                           bool segmented) override {
+    return shard_->count_buckets(intervals, buckets, segmented);
+  }
+  std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
+    std::vector<std::uint64_t> found = shard_->reduce(keep, singles);
+    kept.push_back(shard_->size());
+    return found;
+  }
+  std::vector<std::uint64_t> segment_key_ranges() const override { return shard_->segment_key_ranges(); }
+  std::vector<std::uint64_t> kept_candidates() const override { return shard_->kept_candidates(); }
+  rd::PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
+    return shard_->pivot_sums(lo, hi, pivot);
+  }
+  std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override { return shard_->keys_inside(lo, hi); }
+
+ private:
+  std::unique_ptr<rd::LocalShard> shard_;
+};
+
+// Phase 1's default pivot intervals (one per 32 buckets) follow the values' density, so the
+// buckets of 101 percentiles hold few values: on normal and Cauchy data the first reduce keeps
+// under 3 % of them (the paper's P = 16 kept 7-10 %: its buckets are even in key space over
+// wide intervals, where order keys are far from the values' density). Exact either way.
+TEST_P(Dibms, PhaseOneBucketsFollowTheValues) {
+  rd::Communicator comm;
+  const std::size_t n = std::size_t{1} << 20;
+  for (Distribution d : {Distribution::normal, Distribution::cauchy, Distribution::uniform}) {
+    const auto all = robustfit::data::make_distribution<float>(d, n, 31);
+    KeptSpy spy(rt::make_shard<float>(GetParam(), rt::shard_of(all, "even", comm.rank(), comm.size())));
+    std::vector<std::uint64_t> ks;
+    for (std::uint64_t i = 0; i <= 100; ++i) ks.push_back(std::min<std::uint64_t>(n - 1, i * n / 100));
+    EXPECT_EQ(rd::dibms_select(comm, spy, ks), nth_element_reference(all, ks)) << to_string(d);
+    ASSERT_FALSE(spy.kept.empty()) << to_string(d);
+    std::vector<std::uint64_t> kept{spy.kept.front()};
+    comm.all_reduce_sum(kept);
+    EXPECT_LT(static_cast<double>(kept[0]), 0.03 * static_cast<double>(n)) << to_string(d);
   }
 }
 
@@ -160,8 +209,8 @@ TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
     ks.push_back(i % 2 == 0 ? test_ranks(alls.back().size()) : std::vector<std::uint64_t>{alls.back().size() / 3});
     ++i;
   }
-  rd::DibmsOptions paper;  // the paper's iterations to the end (a batch shares the gather's budget)
-  paper.gather_candidates = 0;
+  rd::DibmsOptions paper;  // the paper's Phase 1 and iterations to the end (a batch shares the gather's budget)
+  paper.gather_candidates = 0, paper.pivot_intervals = 16;
   for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, paper}) {
     rd::SelectionReport batched;
     const auto got = rd::dibms_select_batched(comm, shards, ks, options, &batched);

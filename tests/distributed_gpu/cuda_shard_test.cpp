@@ -98,8 +98,8 @@ void expect_same_calls(const std::vector<T>& all, const std::string& label) {
   const std::vector<double> want = nth_element_reference(all, ks);
   rd::DibmsOptions few;  // small, and the paper's iterations to the end: many iterations
   few.buckets = 8, few.pivot_intervals = 4, few.sample_size = 16, few.gather_candidates = 0;
-  rd::DibmsOptions paper;  // the paper's iterations to the end
-  paper.gather_candidates = 0;
+  rd::DibmsOptions paper;  // the paper's Phase 1 and its iterations to the end
+  paper.gather_candidates = 0, paper.pivot_intervals = 16;
   for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, few, paper}) {
     EXPECT_EQ(rd::dibms_select(comm, shard, ks, options), want)
         << label << " B = " << options.buckets << ", gathered from " << options.gather_candidates;
