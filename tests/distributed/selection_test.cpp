@@ -125,12 +125,11 @@ TEST_P(Dibms, SmallProblemsCountFewerBuckets) {
   }
 }
 
-// Forwards every call to a shard and notes the candidates each reduce keeps.
-class KeptSpy final : public rd::LocalShard {
+// Forwards every call to the shard it wraps; the tests' wrappers override what they watch.
+class ForwardingShard : public rd::LocalShard {
  public:
-  explicit KeptSpy(std::unique_ptr<rd::LocalShard> shard) : shard_(std::move(shard)) {}
-  std::vector<std::uint64_t> kept;  // after each reduce since the last reset
-  void reset() override { shard_->reset(), kept.clear(); }
+  explicit ForwardingShard(std::unique_ptr<rd::LocalShard> shard) : shard_(std::move(shard)) {}
+  void reset() override { shard_->reset(); }
   std::uint64_t size() const override { return shard_->size(); }
   std::array<std::uint64_t, 2> key_range() const override { return shard_->key_range(); }
   std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override { return shard_->sample(count, seed); }
@@ -139,9 +138,7 @@ class KeptSpy final : public rd::LocalShard {
     return shard_->count_buckets(intervals, buckets, segmented);
   }
   std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
-    std::vector<std::uint64_t> found = shard_->reduce(keep, singles);
-    kept.push_back(shard_->size());
-    return found;
+    return shard_->reduce(keep, singles);
   }
   std::vector<std::uint64_t> segment_key_ranges() const override { return shard_->segment_key_ranges(); }
   std::vector<std::uint64_t> kept_candidates() const override { return shard_->kept_candidates(); }
@@ -152,6 +149,19 @@ class KeptSpy final : public rd::LocalShard {
 
  private:
   std::unique_ptr<rd::LocalShard> shard_;
+};
+
+// Notes the candidates each reduce keeps (since the last reset).
+class KeptSpy final : public ForwardingShard {
+ public:
+  using ForwardingShard::ForwardingShard;
+  std::vector<std::uint64_t> kept;
+  void reset() override { ForwardingShard::reset(), kept.clear(); }
+  std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
+    std::vector<std::uint64_t> found = ForwardingShard::reduce(keep, singles);
+    kept.push_back(size());
+    return found;
+  }
 };
 
 // Phase 1's default pivot intervals (one per 32 buckets) follow the values' density, so the
@@ -233,30 +243,12 @@ TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
 // A shard that answers as the one it wraps but says whether its calls may run at once: DIBMS
 // runs a batch's per-problem calls on the host's threads where every shard says so (the CPU and
 // CUDA shards do), one after another where one does not.
-class ShardCalled final : public rd::LocalShard {
+class ShardCalled final : public ForwardingShard {
  public:
-  ShardCalled(std::unique_ptr<rd::LocalShard> shard, bool at_once) : shard_(std::move(shard)), at_once_(at_once) {}
-  void reset() override { shard_->reset(); }
-  std::uint64_t size() const override { return shard_->size(); }
-  std::array<std::uint64_t, 2> key_range() const override { return shard_->key_range(); }
-  std::vector<std::uint64_t> sample(std::uint64_t count, std::uint64_t seed) const override { return shard_->sample(count, seed); }
-  std::vector<std::uint64_t> count_buckets(std::span<const rd::KeyInterval> intervals, std::uint64_t buckets,
-                                           bool segmented) override {
-    return shard_->count_buckets(intervals, buckets, segmented);
-  }
-  std::vector<std::uint64_t> reduce(std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles) override {
-    return shard_->reduce(keep, singles);
-  }
-  std::vector<std::uint64_t> segment_key_ranges() const override { return shard_->segment_key_ranges(); }
-  std::vector<std::uint64_t> kept_candidates() const override { return shard_->kept_candidates(); }
-  rd::PivotSums pivot_sums(std::uint64_t lo, std::uint64_t hi, std::uint64_t pivot) const override {
-    return shard_->pivot_sums(lo, hi, pivot);
-  }
-  std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override { return shard_->keys_inside(lo, hi); }
+  ShardCalled(std::unique_ptr<rd::LocalShard> shard, bool at_once) : ForwardingShard(std::move(shard)), at_once_(at_once) {}
   bool concurrent_calls() const override { return at_once_; }
 
  private:
-  std::unique_ptr<rd::LocalShard> shard_;
   bool at_once_;
 };
 
