@@ -63,10 +63,11 @@ std::uint64_t phase1_buckets(const Problem& problem, const DibmsOptions& options
   return std::clamp<std::uint64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::min<Wide>(need, most))), floor, most);
 }
 
-// Phase 1's pivot intervals for `buckets` buckets (DibmsOptions::pivot_intervals).
-std::uint64_t pivot_interval_count(const DibmsOptions& options, std::uint64_t buckets) {
+// Phase 1's pivot intervals for `buckets` buckets (DibmsOptions::pivot_intervals); fine_free:
+// every rank's shards said fine pivots cost nothing more.
+std::uint64_t pivot_interval_count(const DibmsOptions& options, std::uint64_t buckets, bool fine_free) {
   if (options.pivot_intervals != 0) return options.pivot_intervals;
-  return std::max(kPaperPivotIntervals, buckets / 32);
+  return fine_free ? std::max(kPaperPivotIntervals, buckets / 32) : kPaperPivotIntervals;
 }
 
 // Runs call(i) for every problem i: on the host's threads at once where every shard takes
@@ -118,12 +119,19 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
     samples_here[i].insert(samples_here[i].end(), sample.begin(), sample.end());
   });
   // Every rank merges the samples and takes the same pivots (one all-gather; the paper's rank 0
-  // gathers and broadcasts them: two collectives).
-  const std::vector<std::uint64_t> merged = comm.all_gather(joined(samples_here));
+  // gathers and broadcasts them: two collectives). Each rank's part starts with whether its
+  // shards take fine pivots for free, so that every rank chooses the same pivot count.
+  std::vector<std::uint64_t> mine{std::all_of(problems.begin(), problems.end(),
+                                              [](const Problem* p) { return p->shard->fine_pivots_free(); }) ? 1u : 0u};
+  for (const auto& part : samples_here) mine.insert(mine.end(), part.begin(), part.end());
+  const std::vector<std::uint64_t> merged = comm.all_gather(mine);
   std::vector<std::uint64_t> pivots;  // per problem: its pivot count, then its pivots
   {
     std::vector<std::vector<std::uint64_t>> samples(problems.size());
-    for (std::size_t at = 0; at < merged.size();) {  // rank after rank, problem after problem
+    bool fine_free = true;
+    for (std::size_t at = 0; at < merged.size();) {  // rank after rank: its flag, then problem after problem
+      const bool theirs = merged[at++] == 1;
+      fine_free = fine_free && theirs;
       for (std::size_t i = 0; i < problems.size(); ++i) {
         const std::uint64_t count = merged[at++];
         samples[i].insert(samples[i].end(), merged.begin() + static_cast<std::ptrdiff_t>(at),
@@ -132,7 +140,8 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
       }
     }
     for (std::size_t i = 0; i < problems.size(); ++i) {
-      const std::uint64_t intervals = pivot_interval_count(options, phase1_buckets(*problems[i], options, problems.size()));
+      const std::uint64_t intervals =
+          pivot_interval_count(options, phase1_buckets(*problems[i], options, problems.size()), fine_free);
       std::vector<std::uint64_t>& s = samples[i];
       std::sort(s.begin(), s.end());
       std::vector<std::uint64_t> chosen{problems[i]->min};

@@ -146,6 +146,8 @@ class ForwardingShard : public rd::LocalShard {
     return shard_->pivot_sums(lo, hi, pivot);
   }
   std::vector<std::uint64_t> keys_inside(std::uint64_t lo, std::uint64_t hi) const override { return shard_->keys_inside(lo, hi); }
+  bool concurrent_calls() const override { return shard_->concurrent_calls(); }
+  bool fine_pivots_free() const override { return shard_->fine_pivots_free(); }
 
  private:
   std::unique_ptr<rd::LocalShard> shard_;
@@ -164,23 +166,52 @@ class KeptSpy final : public ForwardingShard {
   }
 };
 
-// Phase 1's default pivot intervals (one per 32 buckets) follow the values' density, so the
-// buckets of 101 percentiles hold few values: on normal and Cauchy data the first reduce keeps
-// under 3 % of them (the paper's P = 16 kept 7-10 %: its buckets are even in key space over
-// wide intervals, where order keys are far from the values' density). Exact either way.
-TEST_P(Dibms, PhaseOneBucketsFollowTheValues) {
+// Says fine pivots are free where `free` is set, else as the shard it wraps.
+class ClaimsFinePivots final : public ForwardingShard {
+ public:
+  ClaimsFinePivots(std::unique_ptr<rd::LocalShard> shard, bool free) : ForwardingShard(std::move(shard)), free_(free) {}
+  bool fine_pivots_free() const override { return free_; }
+
+ private:
+  bool free_;
+};
+
+// The candidates this rank's shard keeps after the first reduce of DIBMS for 101 percentiles,
+// summed over the ranks; the answers checked against std::nth_element.
+std::uint64_t kept_by_first_reduce(rd::Communicator& comm, std::unique_ptr<rd::LocalShard> shard,
+                                   const std::vector<float>& all, const rd::DibmsOptions& options, const std::string& what) {
+  KeptSpy spy(std::move(shard));
+  std::vector<std::uint64_t> ks;
+  for (std::uint64_t i = 0; i <= 100; ++i) ks.push_back(std::min<std::uint64_t>(all.size() - 1, i * all.size() / 100));
+  EXPECT_EQ(rd::dibms_select(comm, spy, ks, options), nth_element_reference(all, ks)) << what;
+  std::vector<std::uint64_t> kept{spy.kept.empty() ? 0 : spy.kept.front()};
+  comm.all_reduce_sum(kept);
+  return kept[0];
+}
+
+// Phase 1's pivot intervals. One per 32 buckets (256 here) follow the values' density, so the
+// buckets of 101 percentiles hold few values: the first reduce keeps under 3 % of them on normal,
+// Cauchy and uniform data (the paper's P = 16 keeps 7-10 % of normal and Cauchy data: its
+// buckets are even in key space over wide intervals, where order keys are far from the values'
+// density). The default takes them where every rank's shards take them for free (the CUDA
+// shard over floats), else the paper's 16 — also when only some ranks would. Exact either way.
+TEST_P(Dibms, PhaseOnePivotsFollowTheValuesWhereTheyAreFree) {
   rd::Communicator comm;
   const std::size_t n = std::size_t{1} << 20;
+  rd::DibmsOptions fine, paper;
+  fine.pivot_intervals = 256, paper.pivot_intervals = 16;
   for (Distribution d : {Distribution::normal, Distribution::cauchy, Distribution::uniform}) {
     const auto all = robustfit::data::make_distribution<float>(d, n, 31);
-    KeptSpy spy(rt::make_shard<float>(GetParam(), rt::shard_of(all, "even", comm.rank(), comm.size())));
-    std::vector<std::uint64_t> ks;
-    for (std::uint64_t i = 0; i <= 100; ++i) ks.push_back(std::min<std::uint64_t>(n - 1, i * n / 100));
-    EXPECT_EQ(rd::dibms_select(comm, spy, ks), nth_element_reference(all, ks)) << to_string(d);
-    ASSERT_FALSE(spy.kept.empty()) << to_string(d);
-    std::vector<std::uint64_t> kept{spy.kept.front()};
-    comm.all_reduce_sum(kept);
-    EXPECT_LT(static_cast<double>(kept[0]), 0.03 * static_cast<double>(n)) << to_string(d);
+    const auto mine = rt::shard_of(all, "even", comm.rank(), comm.size());
+    const std::string what(to_string(d));
+    const std::uint64_t with_fine = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, fine, what);
+    const std::uint64_t with_paper = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, paper, what);
+    const std::uint64_t by_default = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, {}, what);
+    EXPECT_LT(static_cast<double>(with_fine), 0.03 * static_cast<double>(n)) << what;
+    EXPECT_EQ(by_default, GetParam() == rt::ShardBackend::cuda ? with_fine : with_paper) << what;
+    const std::uint64_t rank_0_claims = kept_by_first_reduce(
+        comm, std::make_unique<ClaimsFinePivots>(rt::make_shard<float>(GetParam(), mine), comm.rank() == 0), all, {}, what);
+    EXPECT_EQ(rank_0_claims, comm.size() == 1 ? with_fine : with_paper) << what << ": the ranks agree";
   }
 }
 

@@ -618,6 +618,8 @@ class CudaLocalShard final : public LocalShard {
 
   std::uint64_t size() const override { return size_; }
   bool concurrent_calls() const override { return true; }
+  // Float values: the first count classifies by every bucket's threshold (FloatBucketOf).
+  bool fine_pivots_free() const override { return std::is_same_v<T, float>; }
 
   std::array<std::uint64_t, 2> key_range() const override {
     const CallDone done(device_);

@@ -86,6 +86,12 @@ class LocalShard {
   // call a serial pass over its own keys). DIBMS then runs a batch's per-shard calls on the
   // host's threads.
   virtual bool concurrent_calls() const { return false; }
+
+  // Whether DIBMS's Phase 1 may cut the values into many pivot intervals at no extra cost a value
+  // (the CUDA shard over float values: its first count finds each value's bucket among every
+  // bucket's float threshold, whatever the intervals; the CPU shard and the key passes search
+  // the intervals, and more of them cost more). See DibmsOptions::pivot_intervals.
+  virtual bool fine_pivots_free() const { return false; }
 };
 
 // The CPU backend over a copy of `values` (float or double). Throws std::invalid_argument naming

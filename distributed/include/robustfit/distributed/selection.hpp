@@ -27,10 +27,13 @@ namespace robustfit::distributed {
 // The paper's parameters, as named defaults.
 struct DibmsOptions {
   std::uint64_t buckets = 8192;        // B = 2^13 buckets per iteration (at least 2 per active bucket)
-  // P pivot intervals in Phase 1 (the paper's P = 16); 0: one per 32 of Phase 1's buckets, at
-  // least 16 (256 at B = 8192). Buckets are even in key space inside an interval, so narrower
-  // intervals follow the values' density: on normal data the first reduce keeps 1.7 % of the
-  // values instead of 7.7 % with P = 16 (101 percentiles of 2^24).
+  // P pivot intervals in Phase 1 (the paper's P = 16). 0: one per 32 of Phase 1's buckets (at
+  // least 16; 256 at B = 8192) where every rank's shards say that costs nothing more
+  // (LocalShard::fine_pivots_free: the CUDA shard over floats), else 16; the ranks agree through
+  // Phase 1's all-gather. Buckets are even in key space inside an interval, so narrower intervals
+  // follow the values' density: on normal data the first reduce keeps 1.7 % of the values
+  // instead of 7.7 % (101 percentiles of 2^24); on the CPU shard, whose count searches the
+  // intervals, 256 of them made the call 1.7-1.9x slower.
   std::uint64_t pivot_intervals = 0;
   std::uint64_t sample_size = 1024;    // values sampled over all ranks in Phase 1
   std::uint64_t stalls_before_check = 2;  // iterations that do not shrink the candidates before
