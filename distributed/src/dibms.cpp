@@ -48,12 +48,12 @@ void check_ranks(std::uint64_t n, std::span<const std::uint64_t> ks) {
   }
 }
 
+constexpr std::uint64_t kPaperPivotIntervals = 16;
+
 // Phase 1's buckets for one of `problems` problems: B, or fewer where that still leaves each
 // wanted rank's bucket about a quarter of the gather's share (gather_candidates / problems):
 // the same iterations for far fewer counts to all-reduce (a regression candidate's residuals
 // at n = 10^5 over 2 ranks: 32 to 1024 buckets, by the batch's size, instead of 8192).
-constexpr std::uint64_t kPaperPivotIntervals = 16;
-
 std::uint64_t phase1_buckets(const Problem& problem, const DibmsOptions& options, std::size_t problems) {
   if (options.gather_candidates == 0) return options.buckets;
   const std::uint64_t share = std::max<std::uint64_t>(options.gather_candidates / std::max<std::size_t>(problems, 1), 1);

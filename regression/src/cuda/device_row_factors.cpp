@@ -64,7 +64,7 @@ Eigen::MatrixXd DeviceRowFactors::gram(const double* A, std::size_t m, std::size
 std::optional<Eigen::MatrixXd> DeviceRowFactors::cholesky_qr2(double* A, std::size_t m, std::size_t q, cudaStream_t stream) {
   common::Stopwatch watch;
   const Eigen::MatrixXd G = gram(A, m, q, stream);
-  common::trace("factors: rows, gather, A'A", watch.lap(), static_cast<long long>(m));
+  common::trace("factors: A'A", watch.lap(), static_cast<long long>(m));
   const Eigen::LLT<Eigen::MatrixXd> first(G);
   if (first.info() != Eigen::Success) return std::nullopt;
   const Eigen::MatrixXd R1 = first.matrixU();
