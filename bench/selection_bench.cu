@@ -7,7 +7,9 @@
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
 //                         [--sections single,multi,multi-phases,batched,tune,tune-multi,tune-batched,tune-bracket]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
-// (--algorithms limits the single and multi sections; sort always runs: it is the reference.)
+//                         [--sizes 20,28]
+// (--algorithms limits the single and multi sections; sort always runs: it is the reference.
+// --sizes keeps only those log2 sizes in the single, multi and multi-phases sections.)
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
@@ -53,8 +55,13 @@ struct Options {
                                     "tune-bracket"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
+  std::vector<std::string> log_sizes;   // single, multi, multi-phases: log2 sizes kept; empty: all
   std::string command;
 };
+
+bool size_wanted(const Options& options, int log_n) {
+  return options.log_sizes.empty() || robustfit::bench::has(options.log_sizes, std::to_string(log_n));
+}
 
 using robustfit::bench::has;
 using robustfit::bench::split;
@@ -181,6 +188,7 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
   std::vector<int> log_sizes{20, 22, 24, 26, 28};
   if (options.quick) log_sizes = {20, 24};
   for (const int log_n : log_sizes) {
+    if (!size_wanted(options, log_n)) continue;
     const std::size_t n = std::size_t{1} << log_n;
     std::vector<Distribution> dists;
     if (log_n <= 24 && !options.quick) {
@@ -264,6 +272,7 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
       algorithms.push_back(a);
   const std::vector<int> log_sizes = options.quick ? std::vector<int>{24} : std::vector<int>{24, 26, 28};
   for (const int log_n : log_sizes) {
+    if (!size_wanted(options, log_n)) continue;
     const std::size_t n = std::size_t{1} << log_n;
     std::vector<Distribution> dists{Distribution::uniform, Distribution::normal};
     if (log_n == 26)
@@ -378,6 +387,7 @@ void bench_multi_phases(const Options& options, gpu::Workspace& workspace) {
                             {28, Distribution::uniform, 101}};
   if (options.quick) shapes.resize(1);
   for (const Shape& shape : shapes) {
+    if (!size_wanted(options, shape.log_n)) continue;
     const std::size_t n = std::size_t{1} << shape.log_n;
     const auto host = robustfit::data::make_distribution<T>(shape.dist, n, 7 + shape.log_n, 16);
     RotatedInput<T> input(host);
@@ -726,8 +736,9 @@ Options parse(int argc, char** argv) {
     else if (arg == "--sections") options.sections = split(value());
     else if (arg == "--types") options.types = split(value());
     else if (arg == "--algorithms") options.algorithms = split(value());
+    else if (arg == "--sizes") options.log_sizes = split(value());
     else throw std::invalid_argument("unknown option " + arg +
-                                     " (--out, --json, --quick, --runs, --sections, --types, --algorithms)");
+                                     " (--out, --json, --quick, --runs, --sections, --types, --algorithms, --sizes)");
   }
   return options;
 }
