@@ -40,7 +40,9 @@ struct Case {
 // all candidates); a one-key candidate buffer (the segmented finish's second compaction); one
 // edge with a one-key buffer and the sort finish; the interleaved counting read (with 13 search
 // steps over a one-range table, and with three edges); the one-block samples (16384 and 8192
-// keys), the latter with three blocks per multiprocessor.
+// keys), the latter with three blocks per multiprocessor; few edges (segments long enough for the
+// first digit to be counted by several blocks per rank: from 2^19 values with 16 edges); one
+// edge with the first digit counted by one block per rank.
 const Case kCases[] = {{"default", {}},
                        {"forced fallback", {1 << 15, 4096, 8192, -1.0}},
                        {"one edge", {1 << 15, 1, 8192, 2.0}},
@@ -55,7 +57,9 @@ const Case kCases[] = {{"default", {}},
                        {"interleaved, one-range table", {1 << 12, 4096, 1, 2.0, true, -1, true}},
                        {"interleaved, tiny sample", {7, 3, 2, 2.0, true, -1, true}},
                        {"block sample", {1 << 14, 0, 8192, 0.5, true, -1, false, 2, true}},
-                       {"block sample 8192, interleaved, 3 blocks", {1 << 13, 2048, 4096, 0.5, true, -1, true, 3, true}}};
+                       {"block sample 8192, interleaved, 3 blocks", {1 << 13, 2048, 4096, 0.5, true, -1, true, 3, true}},
+                       {"16 edges (first digit split)", {1 << 15, 16, 8192, 2.0}},
+                       {"one edge, first digit unsplit", {1 << 15, 1, 8192, 2.0, true, -1, false, 0, false, false}}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -109,7 +113,7 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
 
 const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4],  &kCases[5], &kCases[6],
                             &kCases[7], &kCases[8], &kCases[9], &kCases[10], &kCases[11], &kCases[12],
-                            &kCases[13], &kCases[14]};
+                            &kCases[13], &kCases[14], &kCases[15], &kCases[16]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
@@ -127,12 +131,12 @@ TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14]});
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14]});
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16]});
 }
 
 // Many ranks in one bucket (1001 consecutive ranks around the median: one or two buckets, each
@@ -150,7 +154,8 @@ void expect_crowded_and_huge_buckets() {
     std::vector<std::size_t> crowded(1001);
     for (std::size_t i = 0; i < crowded.size(); ++i) crowded[i] = n / 2 - 500 + i;
     const std::vector<std::size_t> spread{0, 1, n / 7, n / 2 - 1, n / 2, n / 2 + 1, n - 2, n - 1, 12345, n / 3, n / 2};
-    for (const Case* c : {&kCases[0], &kCases[6], &kCases[2], &kCases[8], &kCases[9], &kCases[10], &kCases[13]}) {
+    for (const Case* c : {&kCases[0], &kCases[6], &kCases[2], &kCases[8], &kCases[9], &kCases[10], &kCases[13],
+                          &kCases[15], &kCases[16]}) {
       const std::vector<std::size_t>* lists[] = {&crowded, &spread};
       for (const std::vector<std::size_t>* ks : lists) {
         std::vector<T> got(ks->size());

@@ -72,6 +72,17 @@ ROBUSTFIT_HOST_DEVICE unsigned range_entry(const Key* edges, int count, Key base
 ROBUSTFIT_HOST_DEVICE inline int range_first(unsigned entry) { return static_cast<int>(entry & 0xffffu); }
 ROBUSTFIT_HOST_DEVICE inline int range_end(unsigned entry) { return static_cast<int>(entry >> 16); }
 
+// The compacting read's filter (sampled_multi_select.cu): one bit per slice of the key line,
+// kFineSlices slices per table range (2^fine_shift(shift) keys each), set where a slice may hold
+// a key of a bucket that holds a wanted rank. Finer than the table, whose ranges hold several
+// edges where the values crowd (normal data: dozens), so that few values need their bucket.
+constexpr int kFineSlices = 8;
+ROBUSTFIT_HOST_DEVICE inline int fine_shift(int shift) { return shift > 3 ? shift - 3 : 0; }
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int slice_of(Key key, Key base, int shift, int bins) {
+  return range_of(key, base, fine_shift(shift), kFineSlices * bins);
+}
+
 // The edges and their lookup table: arrays in shared or global memory (device) or host memory.
 template <class Key>
 struct EdgeTable {

@@ -17,12 +17,14 @@
 //     counts before it, and within it each block of the passes has its place: the counting
 //     read also stored every block's counts, and one launch sums them down the active columns.
 //  6. Compacting read: the keys of active buckets are written into their bucket's segment at
-//     the block's place plus a shared-memory counter (no global atomics). A value whose table
-//     range holds no active bucket (most of them, for a few hundred ranks) is skipped without
-//     the binary search.
+//     the block's place plus a shared-memory counter (no global atomics). A value whose slice
+//     of the key line (8 per table range) holds no key of an active bucket (most of them, for a
+//     few hundred ranks) is skipped without the binary search.
 //  7. One launch, a block per rank not answered by an edge: radix select of the rank within its
 //     segment by 11-bit digits of key - the bucket's lowest key (only the digits of the
-//     bucket's key span), rescanning the segment, which sits in L2, once per digit.
+//     bucket's key span), rescanning the segment, which sits in L2, once per digit. Long
+//     segments have their first digit, the one every key of the segment counts for, counted
+//     before by several blocks per rank.
 //  8. One copy of the answers and the counts, the call's one host synchronisation. A NaN count
 //     means NaN; more candidates than max_candidate_fraction of n (edges that could not split
 //     the input): one sort of the whole input instead; more than the buffer held (the kernels
@@ -31,8 +33,8 @@
 // host reads the counts after step 4 (a second synchronisation), the compaction appends the
 // values in any order, CUB sorts them (active buckets are disjoint key intervals, so rank k of
 // bucket b sits at k - before[b] + active_before[b]) and one gather picks the answers.
-// Per call (segmented): 1 host synchronisation, 3 copies, 7 kernels of its own and CUB's radix
-// sort of the sample.
+// Per call (segmented): 1 host synchronisation, 3 copies, 7 kernels of its own (8 with the split
+// first digit) and CUB's radix sort of the sample.
 // Extra memory: the candidate buffer (1.5 n / edges keys per rank + 2^16, or the count when
 // more), S sample keys twice, and a plan of a few hundred KB.
 #include <cub/block/block_radix_sort.cuh>
@@ -55,6 +57,7 @@
 #include "seed_common.cuh"
 #include "warp_scan.cuh"
 #include "sort_values.cuh"
+#include "vector16.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -69,6 +72,7 @@ constexpr int kPlanItems = kMaxEdges / kPlanThreads;
 constexpr int kLocateItems = (kMaxBuckets + 1 + kPlanThreads - 1) / kPlanThreads;  // buckets + the end
 constexpr int kPassThreads = 512;
 constexpr unsigned long long kEqualityAnswer = ~0ull;  // position of a rank answered by its edge
+__host__ __device__ constexpr int slice_words(int bins) { return (bins * sampled::kFineSlices + 31) / 32; }
 
 template <class Key>
 struct Plan {
@@ -83,7 +87,7 @@ struct Plan {
   unsigned long long before[kMaxBuckets + 1];        // values in lower buckets
   unsigned long long active_before[kMaxBuckets + 1]; // values in lower active buckets
   unsigned char active[kMaxBuckets];
-  unsigned char range_active[kMaxBins];              // a table range that may hold an active bucket
+  unsigned slice_active[kMaxBins * sampled::kFineSlices / 32];  // the compaction's filter, a bit per slice
 };
 
 struct Status {
@@ -195,10 +199,11 @@ __device__ EdgeTable<Key> load_table(const Plan<Key>* plan, Key* edges, unsigned
 }
 
 // Dynamic shared memory of the two passes: edges, 4 bytes per bucket (counters or flags), the
-// table (4 bytes per range), one byte per range (the compaction's range flags).
+// table (4 bytes per range), one bit per slice (the compaction's filter: a byte per range).
 template <class Key>
 std::size_t pass_shared_bytes(int max_edges, int bins) {
-  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned) * bins + bins;
+  return sizeof(Key) * max_edges + sizeof(unsigned) * (2 * max_edges + 1) + sizeof(unsigned) * bins +
+         sizeof(unsigned) * slice_words(bins);
 }
 
 template <class Key>
@@ -206,19 +211,29 @@ struct PassShared {
   Key* edges;
   unsigned* per_bucket;
   unsigned* ranges;
-  unsigned char* per_range;
+  unsigned* slices;
   __device__ PassShared(unsigned char* raw, int max_edges, int bins)
       : edges(reinterpret_cast<Key*>(raw)),
         per_bucket(reinterpret_cast<unsigned*>(edges + max_edges)),
         ranges(per_bucket + 2 * max_edges + 1),
-        per_range(reinterpret_cast<unsigned char*>(ranges + bins)) {}
+        slices(ranges + bins) {}
 };
+
+// The compaction's filter in shared memory; whether key's slice may hold an active bucket's key.
+template <class Key>
+__device__ const unsigned* load_slices(const Plan<Key>* plan, unsigned* slices) {
+  for (int w = threadIdx.x; w < slice_words(plan->bins); w += blockDim.x) slices[w] = plan->slice_active[w];
+  return slices;
+}
+template <class Key>
+__device__ __forceinline__ bool may_be_active(const unsigned* slices, Key key, const EdgeTable<Key>& table) {
+  const int f = sampled::slice_of(key, table.base, table.shift, table.bins);
+  const unsigned eight = reinterpret_cast<const unsigned char*>(slices)[f >> 3];  // slices f & ~7 .. f | 7
+  return eight != 0 && (eight >> (f & 7) & 1u);
+}
 
 // 16-byte vectors of T: each thread keeps kVectorsPerThread of them in flight per step (one
 // scalar load per thread would leave most of the memory bandwidth unused).
-template <class T> struct Vector16;
-template <> struct Vector16<float> { using type = float4; static constexpr int size = 4; };
-template <> struct Vector16<double> { using type = double2; static constexpr int size = 2; };
 __device__ __forceinline__ void unpack(const float4& v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w; }
 __device__ __forceinline__ void unpack(const double2& v, double* out) { out[0] = v.x, out[1] = v.y; }
 constexpr int kVectorsPerThread = 4;
@@ -428,9 +443,11 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
                                                             unsigned long long* __restrict__ positions,
                                                             T* __restrict__ out, bool segmented,
                                                             unsigned long long capacity) {
+  using Key = typename KeyTraits<T>::Key;
   const int buckets = 2 * plan->count + 1;
   block_prefix_sums(buckets, [plan](int b) { return plan->counts[b]; }, plan->before);
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->active[b] = 0;
+  for (int w = threadIdx.x; w < slice_words(plan->bins); w += blockDim.x) plan->slice_active[w] = 0;
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const int b = bucket_of_rank(plan->before, buckets, ks[i]);
@@ -444,12 +461,17 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
     status->candidates = candidates;
     plan->capacity = capacity;
   }
-  // Range r holds buckets 2 first .. 2 end (its edges: [first, end)); an active bucket holds at
-  // least one value.
-  for (int r = threadIdx.x; r < plan->bins; r += blockDim.x) {
-    const unsigned entry = plan->ranges[r];
-    plan->range_active[r] = plan->active_before[2 * sampled::range_end(entry) + 1] !=
-                            plan->active_before[2 * sampled::range_first(entry)];
+  // The slices an active bucket's keys map to: slice_of is monotone, so those of its lowest and
+  // highest key and every slice between (the bucket above the last edge reaches the last slice).
+  const EdgeTable<Key> table{plan->edges, plan->ranges, plan->base, plan->shift, plan->count, plan->bins};
+  for (int b = threadIdx.x; b < buckets; b += blockDim.x) {
+    if (!plan->active[b]) continue;
+    const int first = sampled::slice_of(table.bucket_low(b), table.base, table.shift, table.bins);
+    const int last = sampled::slice_of(table.bucket_high(b), table.base, table.shift, table.bins);
+    for (int w = first >> 5; w <= last >> 5; ++w) {
+      const unsigned from = w == first >> 5 ? first & 31 : 0, to = w == last >> 5 ? last & 31 : 31;
+      atomicOr(&plan->slice_active[w], (~0u >> (31 - to)) & (~0u << from));
+    }
   }
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const std::size_t k = ks[i];
@@ -473,9 +495,8 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
   unsigned* active = memory.per_bucket;
-  unsigned char* range_active = memory.per_range;
+  const unsigned* slices = load_slices(plan, memory.slices);
   for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];
-  for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
   __syncthreads();
   visit_input(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;
@@ -483,7 +504,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
     for (int u = 0; u < kStepItems<T>; ++u)
       if (valid >> u & 1u) {
         const Key key = KeyTraits<T>::to_key(values[u]);
-        if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)] && active[edges.bucket_of(key)])
+        if (may_be_active(slices, key, edges) && active[edges.bucket_of(key)])
           keep |= 1u << u;
       }
     unsigned total = 0;
@@ -552,25 +573,44 @@ __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __rest
   const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> edges = load_table(plan, memory.edges, memory.ranges);
   unsigned* written = memory.per_bucket;  // per active bucket: this block's keys so far
-  unsigned char* range_active = memory.per_range;
+  const unsigned* slices = load_slices(plan, memory.slices);
   const int buckets = edges.buckets();
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) written[b] = plan->active[b] ? 0u : kInactive;
-  for (int r = threadIdx.x; r < edges.bins; r += blockDim.x) range_active[r] = plan->range_active[r];
   __syncthreads();
   const unsigned long long* offsets = block_offsets + std::size_t{blockIdx.x} * buckets;
   visit_input(x, n, [&](const T* values, unsigned valid) {
+    unsigned maybe = 0;  // bit u: values[u] lies in a slice that may hold an active bucket's key
 #pragma unroll
     for (int u = 0; u < kStepItems<T>; ++u)
-      if (valid >> u & 1u) {
-        const Key key = KeyTraits<T>::to_key(values[u]);
-        if (range_active[sampled::range_of(key, edges.base, edges.shift, edges.bins)]) {
-          const int b = edges.bucket_of(key);
-          if (written[b] != kInactive) {
-            const unsigned long long position = offsets[b] + atomicAdd(&written[b], 1u);
-            if (position < capacity) candidates[position] = key;
-          }
-        }
+      if ((valid >> u & 1u) && may_be_active(slices, KeyTraits<T>::to_key(values[u]), edges)) maybe |= 1u << u;
+    if (!__any_sync(0xffffffffu, maybe)) return;  // most steps, for a few ranks
+    auto place = [&](T value) {
+      const Key key = KeyTraits<T>::to_key(value);
+      const int b = edges.bucket_of(key);
+      if (written[b] != kInactive) {
+        const unsigned long long position = offsets[b] + atomicAdd(&written[b], 1u);
+        if (position < capacity) candidates[position] = key;
       }
+    };
+    // Two ways to search, by what each costs the warp this step. A search per u, entered by the
+    // warp when a lane needs it: as many searches as u with a lane in them (`searches`); sparse
+    // keys (uniform data, a few hundred ranks) left ~10 of 32 lanes active in them (ncu, H200,
+    // 2^28 floats, 101 ranks: the pass was issue-bound at 3.7x a read). Or each lane its own keys
+    // one after another: as many searches as the busiest lane has keys (`rounds`), each with a
+    // register pick; dense keys (crowded slices: normal doubles) made that slower.
+    const unsigned searches = __popc(__reduce_or_sync(0xffffffffu, maybe));
+    const unsigned rounds = __reduce_max_sync(0xffffffffu, static_cast<unsigned>(__popc(maybe)));
+    if (3 * rounds <= 2 * searches) {  // warp-uniform
+      while (maybe != 0) {
+        const int u = __ffs(maybe) - 1;
+        maybe &= maybe - 1;
+        place(item<kStepItems<T>>(values, u));
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < kStepItems<T>; ++u)
+        if (maybe >> u & 1u) place(values[u]);
+    }
   });
 }
 
@@ -595,36 +635,121 @@ __device__ __forceinline__ Key shift_right(Key v, int s) {
 // the segment (which the compaction just wrote: it sits in L2) once per digit; only digits
 // within the bucket's key span are looked at (a bucket of ~n/4096 uniform floats spans about
 // 2^11-2^20 keys: 1 or 2 digits; doubles 3-4 of 6).
+// Where rank i's segment starts and what its keys span: its bucket's first candidate, count and
+// lowest key, and the bit width of key - lowest key over the bucket (0: one key, no digit).
+template <class Key>
+struct Segment {
+  const Key* keys;
+  unsigned long long length;
+  Key low;
+  int top;
+};
+
+template <class Key>
+__device__ Segment<Key> segment_of(const Key* candidates, const Plan<Key>* plan, int bucket) {
+  const EdgeTable<Key> table{plan->edges, plan->ranges, plan->base, plan->shift, plan->count, plan->bins};
+  const Key low = table.bucket_low(bucket);
+  return {candidates + plan->active_before[bucket], plan->counts[bucket], low,
+          bit_width<Key>(table.bucket_high(bucket) - low)};
+}
+
+// The first rank of the run of ranks ending at i that share i's bucket: they share its digit counts.
+__device__ std::size_t first_of_run(const unsigned long long* positions, std::size_t i) {
+  while (i > 0 && positions[i - 1] == positions[i]) --i;
+  return i;
+}
+
+// Calls visit(key) for keys[first], keys[first + stride], ... below length, kBatch loads in flight
+// per thread: the segments are read from L2, and one load at a time left the finish waiting on
+// its latency (ncu: 0.2 instructions issued per cycle).
+template <int kBatch, class Key, class Visit>
+__device__ __forceinline__ void for_each_key(const Key* keys, unsigned long long length, unsigned long long first,
+                                             unsigned long long stride, Visit visit) {
+  for (unsigned long long base = first; base < length; base += kBatch * stride) {
+    Key batch[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const unsigned long long j = base + u * stride;
+      batch[u] = j < length ? keys[j] : Key{0};
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (base + u * stride < length) visit(batch[u]);
+  }
+}
+
+// Step 7a, for long segments (SampledMultiParams::split_first_digit): the first digit's counts
+// of each rank's segment, made by `split` blocks per rank (grid: split x ranks), block p's into
+// row p of the rank's `split` rows of kDigitBins in digit_counts. One block per rank made the
+// first digit, the one that reads the whole segment, alone: 0.17 ms of a 2.0 ms call (H200,
+// 2^28 floats, 101 ranks: 131K keys per segment, 101 blocks busy).
+constexpr int kSplitThreads = 256;
+constexpr double kSplitKeys = 16384;
+constexpr std::size_t kSplitMaxRanks = 1024;  // digit counts: split x 8 KB per rank
+template <class T>
+__global__ __launch_bounds__(kSplitThreads) void count_first_digits(
+    const typename KeyTraits<T>::Key* __restrict__ candidates, const Plan<typename KeyTraits<T>::Key>* plan,
+    const Status* status, const unsigned long long* __restrict__ positions, unsigned* __restrict__ digit_counts) {
+  using Key = typename KeyTraits<T>::Key;
+  __shared__ unsigned hist[kDigitBins];
+  if (status->candidates == 0 || status->candidates > plan->capacity) return;  // no compaction ran
+  const std::size_t i = blockIdx.y;
+  const unsigned long long position = positions[i];
+  if (position == kEqualityAnswer || (i > 0 && positions[i - 1] == position)) return;  // block-uniform
+  const Segment<Key> segment = segment_of(candidates, plan, static_cast<int>(position));
+  if (segment.top == 0) return;
+  const int width = min(kDigitBits, segment.top), shift = segment.top - width;
+  for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
+  __syncthreads();
+  for_each_key<8>(segment.keys, segment.length, blockIdx.x * std::size_t{kSplitThreads} + threadIdx.x,
+                  std::size_t{gridDim.x} * kSplitThreads, [&](Key key) {
+                    atomicAdd(&hist[static_cast<unsigned>((key - segment.low) >> shift)], 1u);
+                  });
+  __syncthreads();
+  unsigned* mine = digit_counts + (i * gridDim.x + blockIdx.x) * kDigitBins;
+  for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) mine[j] = hist[j];
+}
+
 template <class T>
 __global__ __launch_bounds__(kSelectThreads) void select_in_segments(
     const typename KeyTraits<T>::Key* __restrict__ candidates, const std::size_t* __restrict__ ks, std::size_t count,
     const Plan<typename KeyTraits<T>::Key>* plan, const Status* status,
-    const unsigned long long* __restrict__ positions, T* __restrict__ out) {
+    const unsigned long long* __restrict__ positions, const unsigned* __restrict__ first_digit_counts, int split,
+    T* __restrict__ out) {
   using Key = typename KeyTraits<T>::Key;
   __shared__ unsigned hist[kDigitBins];
   __shared__ typename DigitScan<kSelectThreads>::TempStorage scan;
   __shared__ unsigned digit_found;
   __shared__ unsigned long long rank_found;
   if (status->candidates > plan->capacity) return;
-  const EdgeTable<Key> table{plan->edges, plan->ranges, plan->base, plan->shift, plan->count, plan->bins};
   for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
     const unsigned long long position = positions[i];
     if (position == kEqualityAnswer) continue;  // block-uniform
     const int b = static_cast<int>(position);
-    const Key* segment = candidates + plan->active_before[b];
-    const unsigned long long length = plan->counts[b];
+    const Segment<Key> segment = segment_of(candidates, plan, b);
     unsigned long long rank = ks[i] - plan->before[b];
-    const Key low = table.bucket_low(b);
+    const Key low = segment.low;
+    // With first_digit_counts, count_first_digits made the first digit's counts (split rows).
+    const unsigned* given =
+        first_digit_counts ? first_digit_counts + first_of_run(positions, i) * split * kDigitBins : nullptr;
     Key known = 0;  // the digits found: rel >> top == known for the keys still in the running
-    for (int top = bit_width<Key>(table.bucket_high(b) - low); top > 0;) {
+    for (int top = segment.top; top > 0;) {
       const int width = min(kDigitBits, top), shift = top - width;
       const Key mask = (Key{1} << width) - 1;
-      for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
-      __syncthreads();
-#pragma unroll 4
-      for (unsigned long long j = threadIdx.x; j < length; j += kSelectThreads) {
-        const Key rel = segment[j] - low;
-        if (shift_right(rel, top) == known) atomicAdd(&hist[static_cast<unsigned>((rel >> shift) & mask)], 1u);
+      if (given) {
+        for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) {
+          unsigned sum = 0;
+          for (int p = 0; p < split; ++p) sum += given[p * kDigitBins + j];
+          hist[j] = sum;
+        }
+        given = nullptr;
+      } else {
+        for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
+        __syncthreads();
+        for_each_key<4>(segment.keys, segment.length, threadIdx.x, kSelectThreads, [&](Key key) {
+          const Key rel = key - low;
+          if (shift_right(rel, top) == known) atomicAdd(&hist[static_cast<unsigned>((rel >> shift) & mask)], 1u);
+        });
       }
       __syncthreads();
       unsigned counts[kDigitBins / kSelectThreads];
@@ -794,6 +919,11 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
 
   if (params.segmented) {
     const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
+    // Blocks per rank for the first digit: one per kSplitKeys expected keys of a segment.
+    const unsigned split =
+        params.split_first_digit && count <= kSplitMaxRanks
+            ? static_cast<unsigned>(std::clamp<double>(static_cast<double>(n) / edges / kSplitKeys, 1.0, 16.0))
+            : 1u;
     auto finish = [&] {
       place_blocks<Key><<<select_grid, kPlaceThreads, 0, stream>>>(plan, d_status, positions, count, block_counts,
                                                                    static_cast<int>(grid), block_offsets);
@@ -804,8 +934,15 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                                                                          block_offsets, candidate_keys);
       CUDA_CHECK_LAUNCH();
       timer.mark("compact");
-      select_in_segments<T><<<select_grid, kSelectThreads, 0, stream>>>(candidate_keys, d_ranks, count, plan, d_status,
-                                                                        positions, d_out);
+      unsigned* digit_counts = nullptr;
+      if (split > 1) {
+        digit_counts = workspace.device_as<unsigned>(kSampledMultiDigitCounts, count * split * kDigitBins);
+        count_first_digits<T><<<dim3(split, static_cast<unsigned>(count)), kSplitThreads, 0, stream>>>(
+            candidate_keys, plan, d_status, positions, digit_counts);
+        CUDA_CHECK_LAUNCH();
+      }
+      select_in_segments<T><<<select_grid, kSelectThreads, 0, stream>>>(
+          candidate_keys, d_ranks, count, plan, d_status, positions, digit_counts, static_cast<int>(split), d_out);
       CUDA_CHECK_LAUNCH();
       timer.mark("select");
       CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));

@@ -53,6 +53,9 @@ struct SampledMultiParams {
   // With a sample of 8192 or 16384 keys: one block draws and sorts it (cub::BlockRadixSort, one
   // launch); otherwise, or false: a drawing kernel and CUB's device-wide sort.
   bool block_sample = false;
+  // The segmented finish: the first digit of long segments (from 2 x 16384 expected keys) counted
+  // by several blocks per rank before the one block per rank goes on; false: by that block alone.
+  bool split_first_digit = true;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).

@@ -88,6 +88,7 @@ enum Slot : std::size_t {
   kSampledMultiOut,         // device + host: the answers
   kSampledMultiBlockCounts,   // the counting read's per-block bucket counts (segmented finish)
   kSampledMultiBlockOffsets,  // per block and active bucket: where the block's keys of the bucket go
+  kSampledMultiDigitCounts,   // per rank: its segment's first-digit counts, summed over the blocks of a split
 
   // Bracket selection (bracket_select.cu).
   kBracketControl,       // device + host: the bracket, the pass's counts, the finish's state and answer
