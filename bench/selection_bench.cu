@@ -9,7 +9,7 @@
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 //                         [--sizes 20,28]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.
-// --sizes keeps only those log2 sizes in the single, multi and multi-phases sections.)
+// --sizes keeps only those log2 sizes in the single, multi, multi-phases and tune-multi sections.)
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
@@ -55,7 +55,7 @@ struct Options {
                                     "tune-bracket"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
-  std::vector<std::string> log_sizes;   // single, multi, multi-phases: log2 sizes kept; empty: all
+  std::vector<std::string> log_sizes;   // single, multi, multi-phases, tune-multi: log2 sizes kept; empty: all
   std::string command;
 };
 
@@ -332,7 +332,7 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
 template <class T>
 void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
   for (const int log_n : {24, 28}) {
-    if (options.quick && log_n > 24) continue;
+    if ((options.quick && log_n > 24) || !size_wanted(options, log_n)) continue;
     const std::size_t n = std::size_t{1} << log_n;
     for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
       const auto host = robustfit::data::make_distribution<T>(dist, n, 17 + log_n);
@@ -344,7 +344,7 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
         std::vector<T> expected(count), got(count);
         gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(), Algorithm::sort, workspace);
         for (const int edges : {1024, 2048, 4096})
-          for (const int bins : {4096, 8192})
+          for (const int bins : {4096, 8192, 16384})
             for (const int blocks : {2, 3, 4})
               for (const bool interleaved : {false, true}) {
                 detail::SampledMultiParams params;
