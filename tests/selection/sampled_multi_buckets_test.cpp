@@ -1,6 +1,7 @@
 // The bucket arithmetic of sampled multiselection (selection/src/cuda/sampled_multi_buckets.hpp),
 // on the host: the table-guided lookup against std::upper_bound for every kind of edge set and
-// table size, and the algorithm's bookkeeping (edges from a sorted sample, counts, each rank's
+// table size, the compaction's slice filter (no key of a wanted bucket filtered out), and the
+// algorithm's bookkeeping (edges from a sorted sample, counts, each rank's
 // bucket and its place among the sorted candidates) replayed serially against std::nth_element.
 #include <gtest/gtest.h>
 
@@ -50,6 +51,44 @@ std::vector<Key> probes_for(const std::vector<Key>& edges, std::mt19937_64& rng)
   return probes;
 }
 
+// The compaction's filter: slices mark the key line 8 times finer than the ranges (where the
+// shift allows) in key order; marked as locate_ranks marks an active bucket's slices, every key
+// of an active bucket passes (a miss would lose a candidate: a wrong answer), and keys of
+// unmarked slices are outside every active bucket.
+template <class Key>
+void expect_filter_keeps_active_keys(const sampled::EdgeTable<Key>& t, const std::vector<Key>& sorted_probes,
+                                     std::mt19937_64& rng) {
+  const int slices = sampled::kFineSlices * t.bins;
+  std::vector<unsigned> bitmap((slices + 31) / 32, 0u);
+  std::vector<bool> active(t.buckets(), false);
+  for (int b = 0; b < t.buckets(); b += 2)  // open buckets; about one in five, and the two ends
+    if (b == 0 || b == t.buckets() - 1 || rng() % 5 == 0) {
+      active[b] = true;
+      sampled::mark_slices(sampled::slice_of(t.bucket_low(b), t.base, t.shift, t.bins),
+                           sampled::slice_of(t.bucket_high(b), t.base, t.shift, t.bins),
+                           [&](int w, unsigned mask) { bitmap[w] |= mask; });
+    }
+  std::vector<unsigned char> bytes(bitmap.size() * 4);
+  for (std::size_t w = 0; w < bitmap.size(); ++w)  // the device reads the words' bytes, little-endian
+    for (int i = 0; i < 4; ++i) bytes[4 * w + i] = static_cast<unsigned char>(bitmap[w] >> (8 * i));
+  int previous = 0;
+  for (const Key key : sorted_probes) {
+    const int s = sampled::slice_of(key, t.base, t.shift, t.bins);
+    ASSERT_GE(s, previous) << "slices follow the key order";
+    ASSERT_LT(s, slices);
+    previous = s;
+    const int range = sampled::range_of(key, t.base, t.shift, t.bins);
+    if (t.shift >= 3 && range < t.bins - 1) {
+      ASSERT_EQ(s / sampled::kFineSlices, range) << key;
+    }
+    ASSERT_EQ(sampled::slice_marked(bytes.data(), s), (bitmap[s / 32] >> (s % 32) & 1u) != 0);
+    const int b = t.bucket_of(key);
+    if (active[b]) {
+      ASSERT_TRUE(sampled::slice_marked(bytes.data(), s)) << "key " << key << " of active bucket " << b;
+    }
+  }
+}
+
 template <class Key>
 void expect_lookup_matches_upper_bound(const std::vector<Key>& edges, int bins, std::mt19937_64& rng) {
   const HostTable<Key> t(edges, bins);
@@ -78,6 +117,7 @@ void expect_lookup_matches_upper_bound(const std::vector<Key>& edges, int bins, 
     ASSERT_LT(bucket, t.view.buckets());
     previous_bucket = bucket;
   }
+  expect_filter_keeps_active_keys(t.view, probes, rng);
 }
 
 template <class Key>

@@ -82,6 +82,21 @@ template <class Key>
 ROBUSTFIT_HOST_DEVICE int slice_of(Key key, Key base, int shift, int bins) {
   return range_of(key, base, fine_shift(shift), kFineSlices * bins);
 }
+// The filter is a bitmap of 32-bit words, bit s of word s / 32 for slice s. Marks slices
+// first..last through or_word(word, mask) (an atomic OR on the device).
+template <class OrWord>
+ROBUSTFIT_HOST_DEVICE void mark_slices(int first, int last, OrWord or_word) {
+  for (int w = first >> 5; w <= last >> 5; ++w) {
+    const unsigned from = w == first >> 5 ? first & 31 : 0, to = w == last >> 5 ? last & 31 : 31;
+    or_word(w, (~0u >> (31 - to)) & (~0u << from));
+  }
+}
+// Whether slice s is marked, read a byte at a time (little-endian words: byte s / 8 holds slices
+// s & ~7 .. s | 7), so that an unmarked byte answers for its 8 slices with one test.
+ROBUSTFIT_HOST_DEVICE inline bool slice_marked(const unsigned char* bitmap_bytes, int s) {
+  const unsigned eight = bitmap_bytes[s >> 3];
+  return eight != 0 && (eight >> (s & 7) & 1u);
+}
 
 // The edges and their lookup table: arrays in shared or global memory (device) or host memory.
 template <class Key>

@@ -227,9 +227,8 @@ __device__ const unsigned* load_slices(const Plan<Key>* plan, unsigned* slices) 
 }
 template <class Key>
 __device__ __forceinline__ bool may_be_active(const unsigned* slices, Key key, const EdgeTable<Key>& table) {
-  const int f = sampled::slice_of(key, table.base, table.shift, table.bins);
-  const unsigned eight = reinterpret_cast<const unsigned char*>(slices)[f >> 3];  // slices f & ~7 .. f | 7
-  return eight != 0 && (eight >> (f & 7) & 1u);
+  return sampled::slice_marked(reinterpret_cast<const unsigned char*>(slices),
+                               sampled::slice_of(key, table.base, table.shift, table.bins));
 }
 
 // 16-byte vectors of T: each thread keeps kVectorsPerThread of them in flight per step (one
@@ -468,10 +467,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
     if (!plan->active[b]) continue;
     const int first = sampled::slice_of(table.bucket_low(b), table.base, table.shift, table.bins);
     const int last = sampled::slice_of(table.bucket_high(b), table.base, table.shift, table.bins);
-    for (int w = first >> 5; w <= last >> 5; ++w) {
-      const unsigned from = w == first >> 5 ? first & 31 : 0, to = w == last >> 5 ? last & 31 : 31;
-      atomicOr(&plan->slice_active[w], (~0u >> (31 - to)) & (~0u << from));
-    }
+    sampled::mark_slices(first, last, [plan](int w, unsigned mask) { atomicOr(&plan->slice_active[w], mask); });
   }
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const std::size_t k = ks[i];
