@@ -18,6 +18,8 @@
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <mpi.h>
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -32,6 +34,7 @@
 
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "../../../selection/src/cuda/dynamic_shared_memory.cuh"
+#include "../../../selection/src/cuda/visit_vectors.cuh"
 #include "device_buffer.hpp"
 #include "fast_bucket.hpp"
 #include "float_keys.hpp"
@@ -166,7 +169,7 @@ struct FloatBucketOf {
     }
     return copy;
   }
-  __device__ std::uint32_t of(Index, std::uint32_t key) const {  // count_kernel reads the values (visit_floats)
+  __device__ std::uint32_t of(Index, std::uint32_t key) const {  // count_kernel reads the values (visit_vectors)
     const std::uint32_t at = detail::interval_of(lookup, bins, thresholds, key);
     return buckets != nullptr ? buckets[at] : at;
   }
@@ -322,53 +325,13 @@ static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t), "counts are c
 constexpr unsigned kCountThreads = 512;
 constexpr int kCountItems = 8;
 
-// Calls visit(v, valid) for every float of values[0, count), kFloatStep of them a thread per call
-// (bit u of valid: v[u] is one of them), read by 16-byte loads, kFloatVectors in flight a thread,
-// without a bounds check a value (the passes over 2^28 floats are bound by their instructions,
-// not the memory: ncu on an H200, 2-5 % shorter than 8 scalar loads a thread). The aligned
-// middle in grid-strided steps, then block 0 the unaligned head and the tail (at most one value
-// a thread). The count and the placed reduce visit the same values in the same block this way
-// (float_reduce_kernel places values by the count's per-block counts).
-constexpr int kFloatVectors = 4;
-constexpr int kFloatStep = 4 * kFloatVectors;
-template <class Visit>
-__device__ void visit_floats(const float* values, std::uint64_t count, Visit&& visit) {
-  const std::uint64_t misalignment = reinterpret_cast<std::uintptr_t>(values) % 16;
-  const std::uint64_t head = min(count, (16 - misalignment) % 16 / sizeof(float));
-  const std::uint64_t vectors = (count - head) / 4;
-  const auto* body = reinterpret_cast<const float4*>(values + head);
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  float v[kFloatStep];
-  for (std::uint64_t base = std::uint64_t{blockIdx.x} * blockDim.x; base < vectors; base += stride * kFloatVectors) {
-    float4 loaded[kFloatVectors];
-    unsigned valid = 0;
-#pragma unroll
-    for (int u = 0; u < kFloatVectors; ++u) {
-      const std::uint64_t i = base + u * stride + threadIdx.x;
-      loaded[u] = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (i < vectors) {
-        loaded[u] = body[i];
-        valid |= 0xFu << (4 * u);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kFloatVectors; ++u)
-      v[4 * u] = loaded[u].x, v[4 * u + 1] = loaded[u].y, v[4 * u + 2] = loaded[u].z, v[4 * u + 3] = loaded[u].w;
-    visit(v, valid);
-  }
-  if (blockIdx.x == 0) {
-    const std::uint64_t tail = head + vectors * 4;
-    const std::uint64_t extra = head + (count - tail);  // < 8
-#pragma unroll
-    for (int u = 0; u < kFloatStep; ++u) v[u] = 0.f;
-    unsigned valid = 0;
-    if (threadIdx.x < extra) {
-      v[0] = values[threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head)];
-      valid = 1;
-    }
-    visit(v, valid);
-  }
-}
+// The count and the placed reduce read the floats by selection's visit_vectors: 16-byte loads,
+// 4 in flight a thread, no bounds check a value (the passes over 2^28 floats are bound by their
+// instructions, not the memory: ncu on an H200, 2-5 % shorter than 8 scalar loads a thread), and
+// the same values in the same block on both passes (float_reduce_kernel places values by the
+// count's per-block counts).
+using selection::cuda::detail::visit_vectors;
+constexpr int kFloatStep = selection::cuda::detail::kVisitItems<float>;
 
 // kStaged: the classifier's tables are copied to dynamic shared memory first (FloatBucketOf).
 template <class Classify, bool kStaged = false>  // BucketOfCandidate or FloatBucketOf
@@ -396,7 +359,7 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
     else atomicAdd(&counts[b], 1ull);
   };
   if constexpr (std::is_same_v<Classify, FloatBucketOf>) {
-    visit_floats(bucket.values, count, [&](const float* v, unsigned valid) {
+    visit_vectors(bucket.values, count, [&](const float* v, unsigned valid) {
 #pragma unroll
       for (int u = 0; u < kFloatStep; ++u)
         if (valid >> u & 1u) tally(bucket.of(0, detail::float_key(v[u])));
@@ -498,7 +461,7 @@ __global__ void __launch_bounds__(kCountThreads) float_reduce_kernel(const float
   const std::uint32_t* words = staged + 2 * edges;
   const std::uint32_t lowest = thresholds[0];  // below it: no slot
   // count_kernel's visit: the same values in the same block.
-  visit_floats(values, count, [&](const float* v, unsigned valid) {
+  visit_vectors(values, count, [&](const float* v, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < kFloatStep; ++u) {
       const std::uint32_t key = detail::float_key(v[u]);
@@ -537,12 +500,10 @@ __global__ void float_thresholds_kernel(const std::uint64_t* first_keys, std::ui
   if (i < count) thresholds[i] = detail::float_threshold(first_keys[i]);
 }
 __device__ std::uint16_t last_at_most(const std::uint32_t* lows, std::uint32_t count, std::uint64_t key) {
-  std::uint32_t below = 0, above = count;  // the first index whose low exceeds key is in [below, above]
-  while (below < above) {
-    const std::uint32_t middle = (below + above) / 2;
-    if (lows[middle] <= key) below = middle + 1;
-    else above = middle;
-  }
+  // Keys above every 32-bit low compare as such (upper_bound of the 64-bit key).
+  const std::uint32_t* first_above = thrust::upper_bound(thrust::seq, lows, lows + count, key,
+                                                         [](std::uint64_t k, std::uint32_t low) { return k < low; });
+  const auto below = static_cast<std::uint32_t>(first_above - lows);
   return static_cast<std::uint16_t>(below == 0 ? 0 : below - 1);
 }
 __global__ void float_lookup_kernel(const std::uint32_t* thresholds, std::uint32_t count, detail::IntervalLookup lookup,

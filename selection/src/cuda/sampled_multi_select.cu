@@ -59,6 +59,7 @@
 #include "warp_scan.cuh"
 #include "sort_values.cuh"
 #include "vector16.cuh"
+#include "visit_vectors.cuh"
 
 namespace robustfit::selection::cuda::detail {
 namespace {
@@ -232,56 +233,7 @@ __device__ __forceinline__ bool may_be_active(const unsigned* slices, Key key, c
                                sampled::slice_of(key, table.base, table.shift, table.bins));
 }
 
-// 16-byte vectors of T: each thread keeps kVectorsPerThread of them in flight per step (one
-// scalar load per thread would leave most of the memory bandwidth unused).
-__device__ __forceinline__ void unpack(const float4& v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w; }
-__device__ __forceinline__ void unpack(const double2& v, double* out) { out[0] = v.x, out[1] = v.y; }
-constexpr int kVectorsPerThread = 4;
-template <class T> constexpr int kStepItems = kVectorsPerThread * Vector16<T>::size;
-
-// Calls visit(values, valid) for every value of x[0, n), kStepItems<T> values per thread per
-// call (bit u of `valid`: values[u] is one of them). Every thread of a block makes the same
-// calls, so `visit` may use warp-wide operations: the aligned middle of x in block-uniform steps
-// of vector loads, then, in block 0, one step for the unaligned head and the tail (fewer than
-// one vector each, so at most one value per lane of the first warp).
-template <class T, class Visit>
-__device__ void visit_input(const T* __restrict__ x, std::size_t n, Visit visit) {
-  using V = Vector16<T>;
-  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(x) % 16;
-  const std::size_t head = min(n, (16 - misalignment) % 16 / sizeof(T));
-  const std::size_t vectors = (n - head) / V::size;
-  const auto* body = reinterpret_cast<const typename V::type*>(x + head);
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  T values[kStepItems<T>];
-  for (std::size_t base = std::size_t{blockIdx.x} * blockDim.x; base < vectors; base += stride * kVectorsPerThread) {
-    typename V::type loaded[kVectorsPerThread];
-    unsigned valid = 0;
-#pragma unroll
-    for (int u = 0; u < kVectorsPerThread; ++u) {
-      const std::size_t i = base + u * stride + threadIdx.x;
-      loaded[u] = typename V::type{};
-      if (i < vectors) {
-        loaded[u] = body[i];
-        valid |= ((1u << V::size) - 1) << (u * V::size);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kVectorsPerThread; ++u) unpack(loaded[u], values + u * V::size);
-    visit(values, valid);
-  }
-  if (blockIdx.x == 0) {
-    const std::size_t tail = head + vectors * V::size;
-    const std::size_t extra = head + (n - tail);  // < 2 * V::size <= 8
-#pragma unroll
-    for (int u = 0; u < kStepItems<T>; ++u) values[u] = T(0);
-    unsigned valid = 0;
-    if (threadIdx.x < extra) {
-      values[0] = x[threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head)];
-      valid = 1;
-    }
-    visit(values, valid);
-  }
-}
+template <class T> constexpr int kStepItems = kVisitItems<T>;
 
 // A thread's bucket counts in shared memory, one atomic per run of one bucket: ties ({1, 2} with
 // 95 % ones, all equal) and sorted inputs would otherwise serialise on a few counters.
@@ -331,7 +283,7 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   __syncthreads();
   unsigned nans = 0;
   RunCounter count{counters};
-  visit_input(x, n, [&](const T* values, unsigned valid) {
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < kStepItems<T>; ++u)
       if (valid >> u & 1u) {
@@ -367,7 +319,7 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const 
   __syncthreads();
   unsigned nans = 0;
   RunCounter count{counters};
-  visit_input(x, n, [&](const T* values, unsigned valid) {
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
     Key keys[kItems];
     unsigned window[kItems];  // the search's [lo, hi): lo | hi << 16, as the table packs a range
     unsigned equal = 0;       // bit u: the last edge the search passed for value u equals it
@@ -495,7 +447,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   const unsigned* slices = load_slices(plan, memory.slices);
   for (int b = threadIdx.x; b < edges.buckets(); b += blockDim.x) active[b] = plan->active[b];
   __syncthreads();
-  visit_input(x, n, [&](const T* values, unsigned valid) {
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;
 #pragma unroll
     for (int u = 0; u < kStepItems<T>; ++u)
@@ -575,7 +527,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __rest
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) written[b] = plan->active[b] ? 0u : kInactive;
   __syncthreads();
   const unsigned long long* offsets = block_offsets + std::size_t{blockIdx.x} * buckets;
-  visit_input(x, n, [&](const T* values, unsigned valid) {
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned maybe = 0;  // bit u: values[u] lies in a slice that may hold an active bucket's key
 #pragma unroll
     for (int u = 0; u < kStepItems<T>; ++u)
