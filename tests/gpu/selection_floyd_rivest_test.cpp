@@ -16,7 +16,9 @@
 #include "gpu_skip.hpp"
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "selection/src/cuda/bracket_bookkeeping.hpp"
 #include "selection/src/cuda/checked_select.cuh"
+#include "selection/src/cuda/workspace_slots.cuh"
 
 namespace {
 
@@ -85,6 +87,35 @@ TEST(GpuFloydRivest, ReportsNaNFoundInItsOnePass) {
   DeviceVector<float> device(values);
   Workspace workspace;
   EXPECT_TRUE(detail::floyd_rivest_select_checked<float>(device.get(), values.size(), 50000, {}, workspace, nullptr).has_nan);
+}
+
+// The pass follows the sample: the closed one (keeps [lo, hi]) where neither end repeats in it,
+// the open one (counts the ends' ties) where they do; both exact, both report a NaN.
+TEST(GpuFloydRivest, ClosedPassUnlessTheSampleShowsTiesAndBothSeeNaN) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  Workspace workspace;
+  const std::size_t n = 1 << 20;
+  struct Expect {
+    Distribution d;
+    bool closed;
+  };
+  for (const Expect e : {Expect{Distribution::uniform, true}, Expect{Distribution::normal, true},
+                         Expect{Distribution::all_equal, false}, Expect{Distribution::two_values_95, false},
+                         Expect{Distribution::distinct_d, false}}) {
+    auto values = robustfit::data::make_distribution<float>(e.d, n, 11, 16);
+    const std::string what(robustfit::data::to_string(e.d));
+    for (const bool nan : {false, true}) {
+      if (nan) values[n / 3] = std::numeric_limits<float>::quiet_NaN();
+      const float expected = nan ? 0.0f : robustfit::selection::kth_smallest<float>(values, n / 2);
+      DeviceVector<float> device(values);
+      const auto got = detail::floyd_rivest_select_checked<float>(device.get(), n, n / 2, {}, workspace, nullptr);
+      const auto* state =
+          workspace.host_as<detail::bracketing::BracketState<float>>(detail::kFloydRivestState, 1);
+      EXPECT_EQ(state->closed != 0, e.closed) << what;
+      ASSERT_EQ(got.has_nan, nan) << what;
+      if (!nan) EXPECT_EQ(got.value, expected) << what;
+    }
+  }
 }
 
 }  // namespace

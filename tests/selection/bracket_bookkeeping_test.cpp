@@ -28,6 +28,9 @@ T nth_element_reference(std::vector<T> values, std::size_t k) {
   return values[k];
 }
 
+// How many replays took each kind of pass (closed_pass_for's choice).
+int closed_passes = 0, open_passes = 0;
+
 struct Setup {
   long long sample_size;
   float sigmas;
@@ -51,16 +54,30 @@ std::optional<T> replay(const std::vector<T>& x, std::size_t k, const Setup& set
   s.lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity() : KeyTraits<T>::from_key(sample[window.lo_rank]);
   s.hi = window.hi_rank >= setup.sample_size ? std::numeric_limits<T>::infinity()
                                              : KeyTraits<T>::from_key(sample[window.hi_rank]);
+  s.closed = bracketing::closed_pass_for<T>([&](long long i) { return KeyTraits<T>::from_key(sample[i]); },
+                                            setup.sample_size, window);
+  ++(s.closed ? closed_passes : open_passes);
   std::vector<T> buffer;
-  for (const T v : x) {  // bracket_pass's classify
+  for (const T v : x) {  // bracket_pass's classify_step
+    if (s.closed) {
+      s.below += v < s.lo;
+      if (!(v < s.lo) && !(v > s.hi)) {  // [lo, hi] and NaN
+        ++s.inside;
+        s.nans += v != v;
+        buffer.push_back(v);
+      }
+      continue;
+    }
     s.below += v < s.lo;
     s.equal_lo += v == s.lo;
     s.equal_hi += v == s.hi;
+    s.nans += v != v;
     if (s.lo < v && v < s.hi) {
       ++s.inside;
       buffer.push_back(v);
     }
   }
+  if (s.nans != 0) return std::nullopt;  // the caller's NaN policy; these inputs have none
   for (std::size_t i = 0; i < setup.padding; ++i)
     buffer.insert(buffer.begin() + static_cast<std::ptrdiff_t>(rng() % (buffer.size() + 1)), s.hi);
   s.cursor = buffer.size();
@@ -127,6 +144,8 @@ void replay_every_distribution() {
     }
   }
   EXPECT_LE(missed * 100, tried) << "3 sigmas should miss rank k in well under 1 % of the cases";
+  EXPECT_GT(closed_passes, 0);
+  EXPECT_GT(open_passes, 0);  // the tied distributions (all equal, few distinct, {1, 2}) take it
 }
 
 TEST(BracketBookkeeping, ReplayMatchesNthElementFloat) { replay_every_distribution<float>(); }
@@ -163,6 +182,31 @@ TEST(BracketBookkeeping, SampleWindowBracketsTheRankPosition) {
   EXPECT_GE(bracketing::sample_window(999, 1000, 2048, 3.0f).hi_rank, 2048);         // hi = +inf
   const auto median = bracketing::sample_window(1 << 27, 1 << 28, 65536, 3.0f);  // +-3 * 128 + 1
   EXPECT_EQ(median.hi_rank - median.lo_rank, 771);
+}
+
+// The closed pass keeps its ends' ties: it is taken only where neither end repeats in the sample
+// (nor, off the sample, is the sample's extreme an infinity there).
+TEST(BracketBookkeeping, ClosedPassOnlyWhereTheEndsAreNotTied) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> sample{-inf, 1, 2, 2, 3, 4, 5, 6, 7, inf};
+  const auto at = [&](long long i) { return sample[static_cast<std::size_t>(i)]; };
+  const long long size = static_cast<long long>(sample.size());
+  EXPECT_FALSE(bracketing::bracket_end_tied<double>(at, size, 1));
+  EXPECT_TRUE(bracketing::bracket_end_tied<double>(at, size, 2));   // 2 == its right neighbour
+  EXPECT_TRUE(bracketing::bracket_end_tied<double>(at, size, 3));   // 2 == its left neighbour
+  EXPECT_FALSE(bracketing::bracket_end_tied<double>(at, size, 0));  // one -inf in the sample
+  EXPECT_TRUE(bracketing::bracket_end_tied<double>(at, size, -1));  // lo = -inf, and -inf was drawn
+  EXPECT_TRUE(bracketing::bracket_end_tied<double>(at, size, size));
+  const std::vector<double> finite{1, 2, 3};
+  const auto at_finite = [&](long long i) { return finite[static_cast<std::size_t>(i)]; };
+  EXPECT_FALSE(bracketing::bracket_end_tied<double>(at_finite, 3, -1));
+  EXPECT_FALSE(bracketing::bracket_end_tied<double>(at_finite, 3, 3));
+  EXPECT_TRUE(bracketing::closed_pass_for<double>(at, size, {1, 4}));
+  EXPECT_FALSE(bracketing::closed_pass_for<double>(at, size, {1, 3}));
+  EXPECT_FALSE(bracketing::closed_pass_for<double>(at, size, {2, 5}));
+  const std::vector<float> zeros{-1.0f, -0.0f, 0.0f, 1.0f};  // -0 == +0: tied values
+  const auto at_zeros = [&](long long i) { return zeros[static_cast<std::size_t>(i)]; };
+  EXPECT_TRUE(bracketing::bracket_end_tied<float>(at_zeros, 4, 1));
 }
 
 TEST(BracketBookkeeping, LocateRank) {

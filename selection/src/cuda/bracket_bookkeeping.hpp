@@ -6,17 +6,25 @@
 // bracket selection finishes with.
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "host_device.hpp"
 
 namespace robustfit::selection::cuda::detail::bracketing {
 
-// The bracket [lo, hi] and what the streaming pass counted against it.
+// The bracket [lo, hi] and what the streaming pass counted against it. Two kinds of pass:
+//  - open (closed == 0): counts < lo, == lo, == hi, inside (lo, hi) and NaN; keeps (lo, hi).
+//    Taken where lo or hi repeats in the sample: heavy ties end on lo or hi, uncopied.
+//  - closed (closed != 0): counts < lo only; keeps [lo, hi] and NaNs (counted as they are
+//    kept), so inside counts every kept value and equal_lo = equal_hi = 0. Fewer
+//    instructions a value (the open pass is bound by them, not by the memory).
+// locate_rank reads both alike.
 template <class T>
 struct BracketState {
   T lo, hi;
   unsigned long long below, equal_lo, equal_hi, inside, nans;
   unsigned long long cursor;  // write position in the buffer (may pass its capacity)
+  unsigned closed;
 };
 
 // The bracket's ends as positions in a sorted sample of `sample_size` values: rank k's sample
@@ -32,6 +40,24 @@ ROBUSTFIT_HOST_DEVICE inline SampleWindow sample_window(std::size_t k, std::size
   const double centre = p * static_cast<double>(sample_size) - 0.5;
   const double spread = sigmas * std::sqrt(static_cast<double>(sample_size) * p * (1 - p)) + 1;
   return {static_cast<long long>(std::floor(centre - spread)), static_cast<long long>(std::ceil(centre + spread))};
+}
+
+// Whether the bracket's end at sample position `rank` of a sorted sample of `size` values
+// (`at(i)` the i-th, -inf / +inf off the ends as sample_window has it) may be a heavily tied
+// value: it repeats in the sample, or, off the sample, the sample's extreme is that infinity.
+// Then the closed pass, which keeps the end's ties, could overflow its buffer: the open pass
+// counts them instead.
+template <class T, class At>
+ROBUSTFIT_HOST_DEVICE bool bracket_end_tied(At at, long long size, long long rank) {
+  if (rank < 0) return at(0) == -std::numeric_limits<T>::infinity();
+  if (rank >= size) return at(size - 1) == std::numeric_limits<T>::infinity();
+  const T value = at(rank);
+  return (rank > 0 && at(rank - 1) == value) || (rank + 1 < size && at(rank + 1) == value);
+}
+// The pass for the window's bracket: closed unless either end may be tied.
+template <class T, class At>
+ROBUSTFIT_HOST_DEVICE bool closed_pass_for(At at, long long size, SampleWindow window) {
+  return !bracket_end_tied<T>(at, size, window.lo_rank) && !bracket_end_tied<T>(at, size, window.hi_rank);
 }
 
 // Where rank k lies after the pass: on lo or hi (ties), inside (at `rank` of the buffer, which

@@ -1,10 +1,12 @@
 #pragma once
 // Internal: the streaming pass shared by the bracketing selections (Floyd–Rivest, bracket):
-// given a bracket [lo, hi] in a BracketState, one read of the input counts the values < lo,
-// == lo, == hi, inside (lo, hi) and NaN, and appends the inside values to a buffer in per-warp
-// chunks. Where rank k then lies is locate_rank's answer (bracket_bookkeeping.hpp). Device
+// given a bracket [lo, hi] in a BracketState, one read of the input counts the values < lo and
+// appends the values of [lo, hi] and NaNs to a buffer in per-warp chunks (the closed pass), or,
+// where the sample shows lo or hi tied, counts the values < lo, == lo, == hi, inside (lo, hi)
+// and NaN and appends the inside ones (the open pass); bracket_bookkeeping.hpp's BracketState. Where rank k then lies is locate_rank's answer (bracket_bookkeeping.hpp). Device
 // code: include from .cu only.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -78,68 +80,162 @@ struct WarpChunk {
   }
 };
 
+// 0xffffffff where a < b, else 0 (NaN: 0): one instruction for floats, so that the closed
+// pass's count of values below lo is one add for two values (IADD3).
+__device__ __forceinline__ unsigned less_mask(float a, float b) {
+  unsigned mask;
+  asm("set.lt.u32.f32 %0, %1, %2;" : "=r"(mask) : "f"(a), "f"(b));
+  return mask;
+}
+__device__ __forceinline__ unsigned less_mask(double a, double b) {
+  unsigned mask;
+  asm("set.lt.u32.f64 %0, %1, %2;" : "=r"(mask) : "d"(a), "d"(b));
+  return mask;
+}
+
+// One step of the pass over a thread's kItems values (bit u of `valid`: values[u] is one of
+// them; the others hold NaN in the closed pass). Returns the values to keep, bit u for values[u].
+//  - closed: below_mask_sum gathers the less_mask of each value (minus the count of values
+//    below lo); a value neither below lo nor above hi is kept, NaN included.
+//  - open: the five tallies (classify).
+template <bool kClosed, int kItems, class T>
+__device__ __forceinline__ unsigned classify_step(const T* values, unsigned valid, T lo, T hi, Tally& tally,
+                                                 unsigned& below_mask_sum) {
+  unsigned keep = 0;
+  if constexpr (kClosed) {
+    unsigned outside = 0;
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) {
+      const unsigned below = less_mask(values[u], lo);
+      below_mask_sum += below;
+      outside |= (below | less_mask(hi, values[u])) & (1u << u);
+    }
+    keep = ~outside & valid;
+    tally.inside += __popc(keep);
+  } else {
+#pragma unroll
+    for (int u = 0; u < kItems; ++u)
+      if ((valid >> u & 1u) && classify(values[u], lo, hi, tally)) keep |= 1u << u;
+  }
+  return keep;
+}
+
 // Step 2. The aligned middle of the input is read as 16-byte vectors in block-uniform steps of
 // kVectorsPerThread vectors per thread; each thread classifies its values into registers and
-// the warp places the step's inside values with one scan. The unaligned head and the tail
-// (fewer than one vector each) are done by the first warp of block 0.
-template <class T>
-__global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict__ x, std::size_t head,
-                                                             std::size_t vectors, std::size_t n,
-                                                             BracketState<T>* state, T* __restrict__ buffer,
-                                                             std::size_t capacity) {
+// the warp places the step's kept values with one scan. A thread's kept values go through its
+// row of shared memory (a register array indexed at run time would live in local memory), one
+// store per kept value: most steps keep none or one of a thread's values. The unaligned head
+// and the tail (fewer than one vector each) are done by the first warp of block 0.
+template <class T, bool kClosed>
+__device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::size_t head, std::size_t vectors,
+                                                  std::size_t n, BracketState<T>* state, T* __restrict__ buffer,
+                                                  std::size_t capacity, T* row) {
   using V = Vector16<T>;
+  constexpr int kItems = kVectorsPerThread * V::size;
   const T lo = state->lo, hi = state->hi;
+  // Values that are not the input's in the closed pass: NaN is neither below lo nor above hi,
+  // and `valid` drops it from the kept ones.
+  const T absent = kClosed ? T(NAN) : T(0);
   Tally tally;
+  unsigned below_mask_sum = 0;
   WarpChunk<T> chunk;
+  auto place = [&](const T* values, unsigned keep) {
+    unsigned total = 0;
+    const unsigned offset = warp_exclusive_sum(__popc(keep), total);
+    if (total == 0) return;
+    unsigned long long position = chunk.claim(total, &state->cursor, buffer, capacity, hi) + offset;
+    if (keep == 0) return;
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) row[u] = values[u];
+    for (unsigned rest = keep; rest != 0; rest &= rest - 1) {
+      const T v = row[__ffs(rest) - 1];
+      if (kClosed) tally.nans += v != v;
+      if (position < capacity) buffer[position] = v;
+      ++position;
+    }
+  };
   const auto* body = reinterpret_cast<const typename V::type*>(x + head);
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < vectors; base += stride * kVectorsPerThread) {
-    typename V::type loaded[kVectorsPerThread] = {};
-#pragma unroll
-    for (int u = 0; u < kVectorsPerThread; ++u) {
-      const std::size_t i = base + u * stride + threadIdx.x;
-      if (i < vectors) loaded[u] = body[i];
-    }
-    unsigned inside = 0;  // bit u * V::size + e: element e of vector u lies inside (lo, hi)
-#pragma unroll
-    for (int u = 0; u < kVectorsPerThread; ++u) {
-      if (base + u * stride + threadIdx.x >= vectors) continue;
-#pragma unroll
-      for (int e = 0; e < V::size; ++e)
-        if (classify(element(loaded[u], e), lo, hi, tally)) inside |= 1u << (u * V::size + e);
-    }
-    unsigned total = 0;
-    const unsigned offset = warp_exclusive_sum(__popc(inside), total);
-    if (total == 0) continue;
-    unsigned long long position = chunk.claim(total, &state->cursor, buffer, capacity, hi) + offset;
+  const std::size_t step = stride * kVectorsPerThread;
+  T values[kItems];
+  auto classify_and_place = [&](const typename V::type* loaded, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < kVectorsPerThread; ++u)
 #pragma unroll
-      for (int e = 0; e < V::size; ++e)
-        if (inside & (1u << (u * V::size + e))) {
-          if (position < capacity) buffer[position] = element(loaded[u], e);
-          ++position;
-        }
+      for (int e = 0; e < V::size; ++e) values[u * V::size + e] = element(loaded[u], e);
+    place(values, classify_step<kClosed, kItems>(values, valid, lo, hi, tally, below_mask_sum));
+  };
+  // Steps whose vectors are all in range for every thread of the block (all but the last one
+  // or two): no bounds checks, and the next step's loads are issued before this step's values
+  // are classified, so that each warp keeps its loads in flight while it computes (without,
+  // the pass waited on memory latency: ncu, 70 % of the H200's bandwidth).
+  constexpr unsigned kAll = kItems == 32 ? ~0u : (1u << kItems) - 1;
+  auto full = [&](std::size_t b) { return b + (kVectorsPerThread - 1) * stride + blockDim.x <= vectors; };
+  std::size_t base = std::size_t(blockIdx.x) * blockDim.x;
+  if (full(base)) {
+    typename V::type current[kVectorsPerThread], upcoming[kVectorsPerThread];
+#pragma unroll
+    for (int u = 0; u < kVectorsPerThread; ++u) current[u] = body[base + u * stride + threadIdx.x];
+    for (;;) {
+      const std::size_t next = base + step;
+      const bool more = full(next);
+      if (more) {
+#pragma unroll
+        for (int u = 0; u < kVectorsPerThread; ++u) upcoming[u] = body[next + u * stride + threadIdx.x];
+      }
+      classify_and_place(current, kAll);
+      base = next;
+      if (!more) break;
+#pragma unroll
+      for (int u = 0; u < kVectorsPerThread; ++u) current[u] = upcoming[u];
+    }
+  }
+  for (; base < vectors; base += step) {  // the last, partial step
+    typename V::type loaded[kVectorsPerThread];
+    unsigned valid = 0;
+#pragma unroll
+    for (int u = 0; u < kVectorsPerThread; ++u) {
+      const std::size_t i = base + u * stride + threadIdx.x;
+      if (i < vectors) {
+        loaded[u] = body[i];
+        valid |= ((1u << V::size) - 1) << (u * V::size);
+      } else {
+        loaded[u] = splat(absent);
+      }
+    }
+    classify_and_place(loaded, valid);
   }
   if (blockIdx.x == 0 && threadIdx.x < 32) {
     const std::size_t tail = head + vectors * V::size;
     const std::size_t extra = head + (n - tail);  // < 2 * V::size <= 8
-    const std::size_t i = threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head);
-    const T v = threadIdx.x < extra ? x[i] : T(0);
-    const bool keep = threadIdx.x < extra && classify(v, lo, hi, tally);
-    unsigned total = 0;
-    const unsigned offset = warp_exclusive_sum(keep ? 1u : 0u, total);
-    if (total != 0) {
-      const unsigned long long position = chunk.claim(total, &state->cursor, buffer, capacity, hi) + offset;
-      if (keep && position < capacity) buffer[position] = v;
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) values[u] = absent;
+    unsigned valid = 0;
+    if (threadIdx.x < extra) {
+      values[0] = x[threadIdx.x < head ? threadIdx.x : tail + (threadIdx.x - head)];
+      valid = 1;
     }
+    place(values, classify_step<kClosed, kItems>(values, valid, lo, hi, tally, below_mask_sum));
   }
   chunk.pad(buffer, capacity, hi);
+  if (kClosed) tally.below = 0u - below_mask_sum;
   add_warp_total(tally.below, &state->below);
   add_warp_total(tally.equal_lo, &state->equal_lo);
   add_warp_total(tally.equal_hi, &state->equal_hi);
   add_warp_total(tally.inside, &state->inside);
   add_warp_total(tally.nans, &state->nans);
+}
+
+// The pass the sample chose (state->closed: the same for every block).
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict__ x, std::size_t head,
+                                                             std::size_t vectors, std::size_t n,
+                                                             BracketState<T>* state, T* __restrict__ buffer,
+                                                             std::size_t capacity) {
+  constexpr int kItems = kVectorsPerThread * Vector16<T>::size;
+  __shared__ T staged[kPassThreads][kItems + (sizeof(T) == 4 ? 1 : 0)];  // odd float rows: no bank conflicts
+  if (state->closed) bracket_pass_body<T, true>(x, head, vectors, n, state, buffer, capacity, staged[threadIdx.x]);
+  else bracket_pass_body<T, false>(x, head, vectors, n, state, buffer, capacity, staged[threadIdx.x]);
 }
 
 // Launch shape of bracket_pass for an input at `values`: the scalar head before the first
@@ -157,7 +253,8 @@ PassShape pass_shape(const T* values, std::size_t n, double capacity_fraction, s
   PassShape shape{};
   shape.head = std::min(n, (16 - address % 16) % 16 / sizeof(T));
   shape.vectors = (n - shape.head) / V::size;
-  shape.grid = streaming_grid(shape.vectors, kPassThreads, kVectorsPerThread, 2048 / kPassThreads);
+  static const int blocks_per_sm = resident_blocks_per_sm(bracket_pass<T>, kPassThreads, 0, 2048 / kPassThreads);
+  shape.grid = streaming_grid(shape.vectors, kPassThreads, kVectorsPerThread, blocks_per_sm);
   const std::size_t warps = std::size_t{shape.grid} * (kPassThreads / 32);
   shape.capacity = std::min(max_capacity, static_cast<std::size_t>(static_cast<double>(n) * capacity_fraction) +
                                               warps * kChunk);

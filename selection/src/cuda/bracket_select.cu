@@ -9,7 +9,8 @@
 //     (bracketing::sample_window; the bookkeeping is plain C++ in bracket_bookkeeping.hpp,
 //     shared with floyd_rivest and replayed on the host by the CPU tests).
 //  2. One streaming read (bracketing::bracket_pass, shared with floyd_rivest: 16-byte loads,
-//     per-warp chunks) counts < lo, == lo, == hi, inside, NaN and appends the inside values.
+//     per-warp chunks) counts < lo and NaN and appends the values of [lo, hi] (where lo or hi
+//     repeats in the sample: counts < lo, == lo, == hi, inside, NaN and appends the inside ones).
 //  3. Finish on the device: one launch per radix digit of key - key(lo) over the buffer (which
 //     the pass just wrote: it sits in L2). The first digit's blocks each read the pass's counts
 //     and decide where rank k lies (bracketing::locate_rank); on lo or hi, or a miss, they stop
@@ -87,6 +88,8 @@ __device__ void start_call(const KeyOf<T>* sorted_keys, long long sample_size, s
                                        : KeyTraits<T>::from_key(sorted_keys[window.lo_rank]);
   fresh.counts.hi = window.hi_rank >= sample_size ? std::numeric_limits<T>::infinity()
                                                   : KeyTraits<T>::from_key(sorted_keys[window.hi_rank]);
+  fresh.counts.closed = bracketing::closed_pass_for<T>(
+      [sorted_keys](long long i) { return KeyTraits<T>::from_key(sorted_keys[i]); }, sample_size, window);
   fresh.status = kPending;
   *control = fresh;
 }

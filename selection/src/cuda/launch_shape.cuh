@@ -16,6 +16,17 @@ inline int multiprocessor_count() {
   return count;
 }
 
+// Blocks of `kernel` (launched with `threads` and `dynamic_shared` bytes) that fit on one SM at
+// once, at most `wanted`: a grid-stride grid larger than what is resident runs its last blocks
+// as a second, thin wave (bracket_pass asked for 4 blocks of 512 threads where its registers let
+// 3 stay: a quarter of the read ran at 16 warps an SM).
+template <class Kernel>
+int resident_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_shared, int wanted) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_shared));
+  return std::max(1, std::min(blocks, wanted));
+}
+
 // Blocks for a grid-stride loop over n items, `per_thread` items per thread per step.
 inline unsigned streaming_grid(std::size_t n, int threads, int per_thread, int blocks_per_sm) {
   const std::size_t per_block = std::size_t(threads) * per_thread;

@@ -269,7 +269,14 @@ Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, co
   CUDA_CHECK(cudaMemcpyAsync(d_state, h_state, sizeof *h_state, cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kBins * sizeof *d_hist, stream));
 
-  const unsigned grid = streaming_grid(n, kPassThreads, kItemsPerThread, 2048 / kPassThreads);
+  // One grid for every pass: as many blocks per SM as the heaviest pass kernel keeps resident.
+  static const int blocks_per_sm = std::min(
+      {resident_blocks_per_sm(radix_pass<T, T, false, false, true>, kPassThreads, 0, 2048 / kPassThreads),
+       resident_blocks_per_sm(radix_pass<T, T, true, true, false>, kPassThreads, 0, 2048 / kPassThreads),
+       resident_blocks_per_sm(radix_pass<T, T, true, false, false>, kPassThreads, 0, 2048 / kPassThreads),
+       resident_blocks_per_sm(radix_pass<T, Key, true, true, false>, kPassThreads, 0, 2048 / kPassThreads),
+       resident_blocks_per_sm(radix_pass<T, Key, true, false, false>, kPassThreads, 0, 2048 / kPassThreads)});
+  const unsigned grid = streaming_grid(n, kPassThreads, kItemsPerThread, blocks_per_sm);
   radix_pass<T, T, false, false, true><<<grid, kPassThreads, 0, stream>>>(
       d_values, n, d_state, 0, digit_shift(kKeyBits, 0), d_hist, nullptr, base);
   CUDA_CHECK_LAUNCH();

@@ -10,6 +10,9 @@ template <class T> struct Vector16;
 template <> struct Vector16<float> { using type = float4; static constexpr int size = 4; };
 template <> struct Vector16<double> { using type = double2; static constexpr int size = 2; };
 
+__device__ __forceinline__ float4 splat(float x) { return make_float4(x, x, x, x); }
+__device__ __forceinline__ double2 splat(double x) { return make_double2(x, x); }
+
 __device__ __forceinline__ float element(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 __device__ __forceinline__ double element(const double2& v, int i) { return i == 0 ? v.x : v.y; }
 
