@@ -8,10 +8,9 @@
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
 //   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
-//   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values, the
-//                                       copying variant beyond)
-//   (bracket, Floyd–Rivest finished on the device, would replace both from kBracketAutoMinSize
-//   with kAutoUsesBracket on: measured, not faster enough, off)
+//   one rank, double, 2^22 < n < 2^25 -> bracket (Floyd–Rivest finished on the device: radix
+//                                       costs 4-18 x its uniform time on ties there)
+//   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values)
 //   many ranks                       -> up to kLoopRanks ranks: the one-rank choice per rank;
 //                                       n >= kSampledMultiMinSize: sampled multiselection up
 //                                       to kSampledMultiMaxFloatRanks float or
@@ -29,6 +28,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "algorithms.cuh"
@@ -44,12 +44,14 @@
 namespace robustfit::selection::cuda {
 namespace {
 
-constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // below: radix (H200: radix faster at 2^24)
-// Issue 11: bracket selection for one rank from this size on. Off: on the H200 (2026-11-23,
-// bench/results/SELECTION.md) it lost to radix from 2^20 to 2^24 and was within a few per cent of
-// Floyd–Rivest at 2^26-2^28 (float 0.447 vs 0.472 ms at 2^28, double 0.859 vs 0.851).
-constexpr bool kAutoUsesBracket = false;
-constexpr std::size_t kBracketAutoMinSize = std::size_t{1} << 20;
+constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // from here Floyd–Rivest (its host finish costs less than the bracket's launches)
+// Doubles between the cooperative radix's sizes and Floyd–Rivest's: bracket selection. H200,
+// 2026-11-29 (bench/results/SELECTION.md), medians of 2^24 doubles: radix took 4-18 x its uniform
+// time on ties (all equal 767 us, {1, 2} 726 us, bucket killer 455 us against 194 us), the
+// bracket at most 1.02 x (119-176 us); on uniform data it is faster (173 against 194 us), on
+// normal-like data slower (175 against 133 us). Floats keep radix: its ties cost at most 1.6 x
+// its uniform time there, and it is the faster on half of the distributions.
+constexpr std::size_t kBracketAutoMinSize = (std::size_t{1} << 22) + 1;
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
 // Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
@@ -63,9 +65,9 @@ constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
 constexpr std::size_t kSampledMultiMaxFloatRanks = 256;
 
-Algorithm automatic_single(std::size_t n) {
-  if (kAutoUsesBracket && n >= kBracketAutoMinSize) return Algorithm::bracket;
-  return n >= kFloydRivestMinSize ? Algorithm::floyd_rivest : Algorithm::radix;
+Algorithm automatic_single(std::size_t n, bool is_double) {
+  if (n >= kFloydRivestMinSize) return Algorithm::floyd_rivest;
+  return is_double && n >= kBracketAutoMinSize ? Algorithm::bracket : Algorithm::radix;
 }
 
 Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
@@ -138,7 +140,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     if (summary.has_nan) throw_nan(function);
     return k == 0 ? summary.min : summary.max;
   }
-  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n);
+  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n, std::is_same_v<T, double>);
   switch (algorithm) {
     case Algorithm::bracket:
       return value_or_throw(
