@@ -327,11 +327,12 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
 
 // Sampled multiselection against its parameters: edges (bucket width), lookup-table ranges,
 // resident blocks per multiprocessor of the two passes (the grid; how many fit depends on the
-// shared memory of edges and table) and the counting read, for 101 and 1001 ranks. Rows named
+// shared memory of edges and table) and the counting read, for 101 and 1001 ranks, at 2^24,
+// 2^26 and 2^28 values (1001 ranks at 2^24 only). Rows named
 // sampled-multi-e<edges>-t<bins>-b<blocks per SM>-<seq|ilv>.
 template <class T>
 void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
-  for (const int log_n : {24, 28}) {
+  for (const int log_n : {24, 26, 28}) {
     if ((options.quick && log_n > 24) || !size_wanted(options, log_n)) continue;
     const std::size_t n = std::size_t{1} << log_n;
     for (const Distribution dist : {Distribution::uniform, Distribution::normal}) {
