@@ -16,10 +16,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -59,8 +61,14 @@ struct Options {
   std::string command;
 };
 
+// The log2 sizes some section ran: a --sizes entry none of the chosen sections has is reported
+// at the end (it ran nothing, silently, before).
+std::set<int> g_sizes_run;
+
 bool size_wanted(const Options& options, int log_n) {
-  return options.log_sizes.empty() || robustfit::bench::has(options.log_sizes, std::to_string(log_n));
+  const bool wanted = options.log_sizes.empty() || robustfit::bench::has(options.log_sizes, std::to_string(log_n));
+  if (wanted) g_sizes_run.insert(log_n);
+  return wanted;
 }
 
 using robustfit::bench::has;
@@ -772,6 +780,10 @@ int main(int argc, char** argv) try {
   if (has(options.types, "double")) run_sections<double>(options, workspace);
   write_csv(options.out);
   if (!options.json.empty()) write_json(options.json, options);
+  for (const std::string& size : options.log_sizes)
+    if (g_sizes_run.count(std::atoi(size.c_str())) == 0)
+      std::fprintf(stderr, "bench_selection_bench: warning: --sizes %s: none of the chosen sections runs 2^%s\n",
+                   size.c_str(), size.c_str());
   int mismatches = 0;
   for (const Row& r : g_rows) mismatches += r.mismatches;
   std::fprintf(stderr, "%zu rows, %d mismatches, %.1f s\n", g_rows.size(), mismatches,
