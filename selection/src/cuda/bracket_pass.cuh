@@ -170,7 +170,8 @@ __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::
   // or two): no bounds checks, and the next step's loads are issued before this step's values
   // are classified, so that each warp keeps its loads in flight while it computes (H200, 2^28
   // floats: the pass 283-288 -> 278-279 us under ncu at real clocks).
-  constexpr unsigned kAll = kItems == 32 ? ~0u : (1u << kItems) - 1;
+  static_assert(kItems < 32, "bit u of a step mask stands for values[u]");
+  constexpr unsigned kAll = (1u << kItems) - 1;
   auto full = [&](std::size_t b) { return b + (kVectorsPerThread - 1) * stride + blockDim.x <= vectors; };
   std::size_t base = std::size_t(blockIdx.x) * blockDim.x;
   if (full(base)) {

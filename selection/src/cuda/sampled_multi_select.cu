@@ -233,8 +233,6 @@ __device__ __forceinline__ bool may_be_active(const unsigned* slices, Key key, c
                                sampled::slice_of(key, table.base, table.shift, table.bins));
 }
 
-template <class T> constexpr int kStepItems = kVisitItems<T>;
-
 // A thread's bucket counts in shared memory, one atomic per run of one bucket: ties ({1, 2} with
 // 95 % ones, all equal) and sorted inputs would otherwise serialise on a few counters.
 struct RunCounter {
@@ -285,7 +283,7 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets(const T* __restric
   RunCounter count{counters};
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
-    for (int u = 0; u < kStepItems<T>; ++u)
+    for (int u = 0; u < kVisitItems<T>; ++u)
       if (valid >> u & 1u) {
         nans += values[u] != values[u];
         count.add(edges.bucket_of(KeyTraits<T>::to_key(values[u])));
@@ -307,7 +305,7 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const 
                                                                          Status* status,
                                                                          unsigned* __restrict__ block_counts) {
   using Key = typename KeyTraits<T>::Key;
-  constexpr int kItems = kStepItems<T>;
+  constexpr int kItems = kVisitItems<T>;
   extern __shared__ __align__(16) unsigned char shared[];
   const PassShared<Key> memory(shared, max_edges, plan->bins);
   const EdgeTable<Key> table = load_table(plan, memory.edges, memory.ranges);
@@ -450,7 +448,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;
 #pragma unroll
-    for (int u = 0; u < kStepItems<T>; ++u)
+    for (int u = 0; u < kVisitItems<T>; ++u)
       if (valid >> u & 1u) {
         const Key key = KeyTraits<T>::to_key(values[u]);
         if (may_be_active(slices, key, edges) && active[edges.bucket_of(key)])
@@ -463,7 +461,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_candidates(const T* __re
     if (threadIdx.x % 32 == 0) position = atomicAdd(&plan->cursor, static_cast<unsigned long long>(total));
     position = __shfl_sync(0xffffffffu, position, 0) + offset;
 #pragma unroll
-    for (int u = 0; u < kStepItems<T>; ++u)
+    for (int u = 0; u < kVisitItems<T>; ++u)
       if (keep >> u & 1u) {
         if (position < capacity) candidates[position] = values[u];
         ++position;
@@ -530,7 +528,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __rest
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned maybe = 0;  // bit u: values[u] lies in a slice that may hold an active bucket's key
 #pragma unroll
-    for (int u = 0; u < kStepItems<T>; ++u)
+    for (int u = 0; u < kVisitItems<T>; ++u)
       if ((valid >> u & 1u) && may_be_active(slices, KeyTraits<T>::to_key(values[u]), edges)) maybe |= 1u << u;
     if (!__any_sync(0xffffffffu, maybe)) return;  // most steps, for a few ranks
     auto place = [&](T value) {
@@ -553,11 +551,11 @@ __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __rest
       while (maybe != 0) {
         const int u = __ffs(maybe) - 1;
         maybe &= maybe - 1;
-        place(item<kStepItems<T>>(values, u));
+        place(item<kVisitItems<T>>(values, u));
       }
     } else {
 #pragma unroll
-      for (int u = 0; u < kStepItems<T>; ++u)
+      for (int u = 0; u < kVisitItems<T>; ++u)
         if (maybe >> u & 1u) place(values[u]);
     }
   });
@@ -849,7 +847,7 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   const std::size_t shared_bytes = pass_shared_bytes<Key>(edges, bins);
   const int blocks_per_sm = params.pass_blocks_per_sm > 0 ? std::min(params.pass_blocks_per_sm, 8)
                             : edges <= 2048 && bins <= 8192 ? 3 : 2;
-  const unsigned grid = streaming_grid(n, kPassThreads, kStepItems<T>, blocks_per_sm);
+  const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
   const auto count_kernel = params.interleaved_count ? count_buckets_interleaved<T> : count_buckets<T>;
   detail::allow_dynamic_shared_memory(count_kernel, shared_bytes);
   unsigned* block_counts = nullptr;
