@@ -1,7 +1,7 @@
-// Bracket selection (bracket_select.cu) against std::nth_element on the host copy: every
-// distribution of the data module, float and double, n from 1 to 2^22 (the one-block sample
-// and the CUB-sorted sample, sizes below, at and above one sample and one chunk per warp),
-// extreme and random ranks, inputs starting off a 16-byte boundary, one warm Workspace reused
+// Bracket selection (bracket_select.cu, bracket_one_launch.cu) against std::nth_element on the
+// host copy: every distribution of the data module, float and double, n from 1 to 2^22 (the
+// one-block samples, in one launch and in separate kernels, and the CUB-sorted sample; sizes
+// below, at and above one sample and one chunk per warp), extreme and random ranks, inputs starting off a 16-byte boundary, one warm Workspace reused
 // across everything, and the rare paths forced: no margin (rank k outside the bracket: the
 // radix fallback) and a one-value buffer (overflow: the same fallback). Through the public
 // entry points: kth_smallest, kth_smallest_inplace, kth_smallest_many and NaN rejection.
@@ -31,12 +31,14 @@ using robustfit::selection::Algorithm;
 using robustfit::testing::DeviceVector;
 using robustfit::selection::cuda::Workspace;
 
-detail::BracketParams params(int sample_size, float sigmas, double capacity_fraction, std::size_t max_capacity) {
+detail::BracketParams params(int sample_size, float sigmas, double capacity_fraction, std::size_t max_capacity,
+                             bool one_launch = true) {
   detail::BracketParams p;
   p.sample_size = sample_size;
   p.sigmas = sigmas;
   p.capacity_fraction = capacity_fraction;
   p.max_capacity = max_capacity;
+  p.one_launch = one_launch;
   return p;
 }
 
@@ -45,12 +47,16 @@ struct Case {
   detail::BracketParams params;
 };
 
-// Defaults (by n); the two one-block samples and the CUB-sorted sample at every n; no margin (misses about
-// half the time); a buffer of one value (overflows whenever rank k is inside).
+// Defaults (by n); the two one-block samples (2048 keys: one cooperative launch, and the
+// separate kernels; 8192: separate kernels) and the CUB-sorted sample at every n; no margin
+// (misses about half the time); a buffer of one value (overflows whenever rank k is inside).
 const Case kCases[] = {
     {"default", {}},
     {"block sample 2048", params(0, 3.0f, 0.125, ~std::size_t{0})},
     {"block sample 8192", params(8192, 3.0f, 0.125, ~std::size_t{0})},
+    {"block sample 2048, separate kernels", params(0, 3.0f, 0.125, ~std::size_t{0}, false)},
+    {"no margin, separate kernels", params(-1, 0.0f, 0.125, ~std::size_t{0}, false)},
+    {"tiny buffer, separate kernels", params(-1, 4.0f, 0.0, 1, false)},
     {"cub sample 2^16", params(1 << 16, 3.0f, 0.125, ~std::size_t{0})},
     {"cub sample 2^14 + 3", params((1 << 14) + 3, 3.0f, 0.125, ~std::size_t{0})},
     {"no margin", params(-1, 0.0f, 0.125, ~std::size_t{0})},

@@ -18,6 +18,7 @@
 #include "robustfit/selection/cpu_select.hpp"
 #include "selection/src/cuda/bracket_bookkeeping.hpp"
 #include "selection/src/cuda/checked_select.cuh"
+#include "selection/src/cuda/key_traits.cuh"
 #include "selection/src/cuda/workspace_slots.cuh"
 
 namespace {
@@ -113,8 +114,56 @@ TEST(GpuFloydRivest, ClosedPassUnlessTheSampleShowsTiesAndBothSeeNaN) {
           workspace.host_as<detail::bracketing::BracketState<float>>(detail::kFloydRivestState, 1);
       EXPECT_EQ(state->closed != 0, e.closed) << what;
       ASSERT_EQ(got.has_nan, nan) << what;
-      if (!nan) EXPECT_EQ(got.value, expected) << what;
+      if (!nan) {
+        EXPECT_EQ(got.value, expected) << what;
+      }
     }
+  }
+}
+
+// The bracket comes from the sample's order statistics, selected on the device without a sort
+// (block_sample_select.cuh): lo, hi and the pass chosen must be those of the sorted sample. The
+// reference draws the same 8192 positions (splitmix64's finaliser, as seed::mix) and sorts
+// their keys on the host. Ranks at the ends put lo or hi off the sample (-inf / +inf).
+std::uint64_t splitmix_finaliser(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+void expect_sample_bracket(Distribution d, Workspace& workspace) {
+  using Key = typename detail::KeyTraits<T>::Key;
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  const auto values = robustfit::data::make_distribution<T>(d, n, 5, 16);
+  std::vector<Key> sample(8192);
+  for (std::size_t i = 0; i < sample.size(); ++i)
+    sample[i] = detail::KeyTraits<T>::to_key(values[splitmix_finaliser(i + 1) % n]);
+  std::sort(sample.begin(), sample.end());
+  const auto at = [&](long long i) { return detail::KeyTraits<T>::from_key(sample[static_cast<std::size_t>(i)]); };
+  const DeviceVector<T> device(values);
+  for (const std::size_t k : {std::size_t{0}, std::size_t{3}, n / 3, n / 2, n - 4, n - 1}) {
+    const auto expected = detail::bracketing::bracket_from_sample<T>(at, 8192, k, n, 3.0f);
+    (void)detail::floyd_rivest_select_checked<T>(device.get(), n, k, {}, workspace, nullptr);
+    const auto* state = workspace.host_as<detail::bracketing::BracketState<T>>(detail::kFloydRivestState, 1);
+    const std::string what = std::string(robustfit::data::to_string(d)) + " k=" + std::to_string(k);
+    EXPECT_EQ(detail::KeyTraits<T>::to_key(state->lo), detail::KeyTraits<T>::to_key(expected.lo)) << what;
+    EXPECT_EQ(detail::KeyTraits<T>::to_key(state->hi), detail::KeyTraits<T>::to_key(expected.hi)) << what;
+    // Ties count by value in the reference, by key on the device: they differ only for -0 / +0.
+    if (d != Distribution::signed_zeros_and_infs) {
+      EXPECT_EQ(state->closed, expected.closed) << what;
+    }
+  }
+}
+
+TEST(GpuFloydRivest, BracketIsTheSortedSamplesOrderStatistics) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  Workspace workspace;
+  for (const Distribution d : {Distribution::uniform, Distribution::normal, Distribution::two_values_95,
+                               Distribution::distinct_d, Distribution::bucket_killer, Distribution::few_huge,
+                               Distribution::signed_zeros_and_infs, Distribution::all_equal}) {
+    expect_sample_bracket<float>(d, workspace);
+    expect_sample_bracket<double>(d, workspace);
   }
 }
 

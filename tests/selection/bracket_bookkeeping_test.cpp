@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -49,13 +50,8 @@ std::optional<T> replay(const std::vector<T>& x, std::size_t k, const Setup& set
   for (Key& key : sample) key = KeyTraits<T>::to_key(x[rng() % n]);
   std::sort(sample.begin(), sample.end());
 
-  const auto window = bracketing::sample_window(k, n, setup.sample_size, setup.sigmas);
-  bracketing::BracketState<T> s{};
-  s.lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity() : KeyTraits<T>::from_key(sample[window.lo_rank]);
-  s.hi = window.hi_rank >= setup.sample_size ? std::numeric_limits<T>::infinity()
-                                             : KeyTraits<T>::from_key(sample[window.hi_rank]);
-  s.closed = bracketing::closed_pass_for<T>([&](long long i) { return KeyTraits<T>::from_key(sample[i]); },
-                                            setup.sample_size, window);
+  bracketing::BracketState<T> s = bracketing::bracket_from_sample<T>(
+      [&](long long i) { return KeyTraits<T>::from_key(sample[i]); }, setup.sample_size, k, n, setup.sigmas);
   ++(s.closed ? closed_passes : open_passes);
   std::vector<T> buffer;
   for (const T v : x) {  // bracket_pass's classify_step
@@ -207,6 +203,41 @@ TEST(BracketBookkeeping, ClosedPassOnlyWhereTheEndsAreNotTied) {
   const std::vector<float> zeros{-1.0f, -0.0f, 0.0f, 1.0f};  // -0 == +0: tied values
   const auto at_zeros = [&](long long i) { return zeros[static_cast<std::size_t>(i)]; };
   EXPECT_TRUE(bracketing::bracket_end_tied<float>(at_zeros, 4, 1));
+}
+
+// The device selects the sample's two order statistics instead of sorting it
+// (block_sample_select.cuh) and builds the bracket from them and their repeat counts: the same
+// bracket as the sorted sample's, ends off the sample and ties included.
+TEST(BracketBookkeeping, BracketFromSelectedEndsIsTheSortedSamples) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const long long size = 1 + static_cast<long long>(rng() % 40);
+    std::vector<double> sample(static_cast<std::size_t>(size));
+    const int distinct = 1 + static_cast<int>(rng() % 8);  // few values: ties
+    for (double& v : sample) {
+      const int pick = static_cast<int>(rng() % (distinct + 2));
+      v = pick == distinct ? -inf : pick == distinct + 1 ? inf : pick;
+      if (trial % 3 == 0 && std::isinf(v)) v = pick;  // and samples without infinities
+    }
+    std::sort(sample.begin(), sample.end());
+    const auto at = [&](long long i) { return sample[static_cast<std::size_t>(i)]; };
+    const std::size_t n = 1000;
+    const std::size_t k = rng() % n;
+    const float sigmas = static_cast<float>(rng() % 4);
+    const auto window = bracketing::sample_window(k, n, size, sigmas);
+    const auto reference = bracketing::bracket_from_sample<double>(at, size, k, n, sigmas);
+    const auto lo_rank = bracketing::clamped_rank(window.lo_rank, size);
+    const auto hi_rank = bracketing::clamped_rank(window.hi_rank, size);
+    const auto repeats = [&](long long r) {
+      return static_cast<unsigned>(std::count(sample.begin(), sample.end(), at(r)));
+    };
+    const auto selected = bracketing::bracket_from_ends<double>(window, size, at(lo_rank), repeats(lo_rank),
+                                                                at(hi_rank), repeats(hi_rank));
+    ASSERT_EQ(selected.lo, reference.lo) << "trial " << trial;
+    ASSERT_EQ(selected.hi, reference.hi) << "trial " << trial;
+    ASSERT_EQ(selected.closed, reference.closed) << "trial " << trial;
+  }
 }
 
 TEST(BracketBookkeeping, LocateRank) {

@@ -60,6 +60,40 @@ ROBUSTFIT_HOST_DEVICE bool closed_pass_for(At at, long long size, SampleWindow w
   return !bracket_end_tied<T>(at, size, window.lo_rank) && !bracket_end_tied<T>(at, size, window.hi_rank);
 }
 
+// The bracket a sorted sample of `size` values (`at(i)` the i-th) gives rank k of n: lo and hi
+// (-inf / +inf off the sample's ends), the kind of pass, and every count zero.
+template <class T, class At>
+ROBUSTFIT_HOST_DEVICE BracketState<T> bracket_from_sample(At at, long long size, std::size_t k, std::size_t n,
+                                                         float sigmas) {
+  const SampleWindow window = sample_window(k, n, size, sigmas);
+  BracketState<T> s{};
+  s.lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity() : at(window.lo_rank);
+  s.hi = window.hi_rank >= size ? std::numeric_limits<T>::infinity() : at(window.hi_rank);
+  s.closed = closed_pass_for<T>(at, size, window);
+  return s;
+}
+
+// The same bracket from the two sample values a selection found instead of a sort: the
+// window's ends clamped to the sample (`clamped_rank`), the values there and how many sample
+// values equal each. Off the sample an end is -inf / +inf, tied when the sample's extreme is that
+// infinity (the value at the clamped rank is that extreme); on it, tied when its value repeats.
+ROBUSTFIT_HOST_DEVICE inline long long clamped_rank(long long rank, long long size) {
+  return rank < 0 ? 0 : rank >= size ? size - 1 : rank;
+}
+
+template <class T>
+ROBUSTFIT_HOST_DEVICE BracketState<T> bracket_from_ends(SampleWindow window, long long size, T lo_value,
+                                                       unsigned lo_repeats, T hi_value, unsigned hi_repeats) {
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  BracketState<T> s{};
+  s.lo = window.lo_rank < 0 ? -inf : lo_value;
+  s.hi = window.hi_rank >= size ? inf : hi_value;
+  const bool lo_tied = window.lo_rank < 0 ? lo_value == -inf : lo_repeats > 1;
+  const bool hi_tied = window.hi_rank >= size ? hi_value == inf : hi_repeats > 1;
+  s.closed = !lo_tied && !hi_tied;
+  return s;
+}
+
 // Where rank k lies after the pass: on lo or hi (ties), inside (at `rank` of the buffer, which
 // holds `cursor` values, the inside ones and padding hi), or nowhere known (a miss: rank k
 // outside [lo, hi], or a buffer overflow). NaN is the caller's check (state.nans).

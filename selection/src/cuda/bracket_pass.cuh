@@ -129,11 +129,10 @@ __device__ __forceinline__ unsigned classify_step(const T* values, unsigned vali
 // and the tail (fewer than one vector each) are done by the first warp of block 0.
 template <class T, bool kClosed>
 __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::size_t head, std::size_t vectors,
-                                                  std::size_t n, BracketState<T>* state, T* __restrict__ buffer,
-                                                  std::size_t capacity, T* row) {
+                                                  std::size_t n, T lo, T hi, BracketState<T>* state,
+                                                  T* __restrict__ buffer, std::size_t capacity, T* row) {
   using V = Vector16<T>;
   constexpr int kItems = kVectorsPerThread * V::size;
-  const T lo = state->lo, hi = state->hi;
   // Values that are not the input's in the closed pass: NaN is neither below lo nor above hi,
   // and `valid` drops it from the kept ones.
   const T absent = kClosed ? T(NAN) : T(0);
@@ -228,16 +227,20 @@ __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::
   add_warp_total(tally.nans, &state->nans);
 }
 
+// A thread's row of shared memory in the pass: a step's values (odd float rows: no bank conflicts).
+template <class T>
+constexpr int kStagedRow = kVectorsPerThread * Vector16<T>::size + (sizeof(T) == 4 ? 1 : 0);
+
 // The pass the sample chose (state->closed: the same for every block).
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict__ x, std::size_t head,
                                                              std::size_t vectors, std::size_t n,
                                                              BracketState<T>* state, T* __restrict__ buffer,
                                                              std::size_t capacity) {
-  constexpr int kItems = kVectorsPerThread * Vector16<T>::size;
-  __shared__ T staged[kPassThreads][kItems + (sizeof(T) == 4 ? 1 : 0)];  // odd float rows: no bank conflicts
-  if (state->closed) bracket_pass_body<T, true>(x, head, vectors, n, state, buffer, capacity, staged[threadIdx.x]);
-  else bracket_pass_body<T, false>(x, head, vectors, n, state, buffer, capacity, staged[threadIdx.x]);
+  __shared__ T staged[kPassThreads][kStagedRow<T>];
+  const T lo = state->lo, hi = state->hi;
+  if (state->closed) bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x]);
+  else bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x]);
 }
 
 // Launch shape of bracket_pass for an input at `values`: the scalar head before the first
@@ -248,19 +251,26 @@ struct PassShape {
   unsigned grid;
 };
 
+// The shape of a pass over an input at `values` by a grid of resident blocks (blocks_per_sm).
 template <class T>
-PassShape pass_shape(const T* values, std::size_t n, double capacity_fraction, std::size_t max_capacity) {
+PassShape pass_shape_for(const T* values, std::size_t n, double capacity_fraction, std::size_t max_capacity,
+                         int blocks_per_sm) {
   using V = Vector16<T>;
   const auto address = reinterpret_cast<std::uintptr_t>(values);
   PassShape shape{};
   shape.head = std::min(n, (16 - address % 16) % 16 / sizeof(T));
   shape.vectors = (n - shape.head) / V::size;
-  static const int blocks_per_sm = resident_blocks_per_sm(bracket_pass<T>, kPassThreads, 0, 2048 / kPassThreads);
   shape.grid = streaming_grid(shape.vectors, kPassThreads, kVectorsPerThread, blocks_per_sm);
   const std::size_t warps = std::size_t{shape.grid} * (kPassThreads / 32);
   shape.capacity = std::min(max_capacity, static_cast<std::size_t>(static_cast<double>(n) * capacity_fraction) +
                                               warps * kChunk);
   return shape;
+}
+
+template <class T>
+PassShape pass_shape(const T* values, std::size_t n, double capacity_fraction, std::size_t max_capacity) {
+  static const int blocks_per_sm = resident_blocks_per_sm(bracket_pass<T>, kPassThreads, 0, 2048 / kPassThreads);
+  return pass_shape_for(values, n, capacity_fraction, max_capacity, blocks_per_sm);
 }
 
 }  // namespace robustfit::selection::cuda::detail::bracketing

@@ -1,43 +1,45 @@
 // Bracket selection (issue 11): Floyd–Rivest's one read of the input, with the whole control on
 // the device, so that a call costs one host synchronisation.
 //
-//  1. Sample. Up to 8192 keys: one block draws and sorts 2048 or 8192 (cub::BlockRadixSort)
-//     and picks the bracket. Larger samples (default from 2^26 values: the bracket, and so the
-//     buffer and its finish, shrink as 1/sqrt(sample)): one kernel draws them, CUB sorts them,
-//     a one-warp kernel picks the bracket. The bracket [lo, hi] is the sample's order
-//     statistics at rank k's sample position +- `sigmas` binomial standard deviations
-//     (bracketing::sample_window; the bookkeeping is plain C++ in bracket_bookkeeping.hpp,
-//     shared with floyd_rivest and replayed on the host by the CPU tests).
+// With a one-block sample (2048 or 8192 keys) on a device that launches cooperatively, the
+// whole call is one launch (bracket_one_launch.cu: the same steps, grid.sync() between them).
+// Otherwise, separate kernels:
+//  1. Sample. Up to 8192 keys: one block draws 2048 or 8192 and selects the bracket's ends from
+//     them (block_sample_select.cuh: an 8-bit radix select in shared memory, no sort). Larger
+//     samples (default from 2^26 values: the bracket, and so the buffer and its finish, shrink
+//     as 1/sqrt(sample)): one kernel draws them, CUB sorts them, a one-warp kernel picks the
+//     bracket. The bracket [lo, hi] is the sample's order statistics at rank k's sample
+//     position +- `sigmas` binomial standard deviations (bracketing::sample_window; the
+//     bookkeeping is plain C++ in bracket_bookkeeping.hpp, shared with floyd_rivest and
+//     replayed on the host by the CPU tests).
 //  2. One streaming read (bracketing::bracket_pass, shared with floyd_rivest: 16-byte loads,
 //     per-warp chunks) counts < lo and NaN and appends the values of [lo, hi] (where lo or hi
 //     repeats in the sample: counts < lo, == lo, == hi, inside, NaN and appends the inside ones).
 //  3. Finish on the device: one launch per radix digit of key - key(lo) over the buffer (which
-//     the pass just wrote: it sits in L2). The first digit's blocks each read the pass's counts
-//     and decide where rank k lies (bracketing::locate_rank); on lo or hi, or a miss, they stop
-//     at once. Each digit's last block to finish (a ticket counter) scans the digit histogram,
-//     extends the prefix and clears the histogram: no separate "find" launch. Digits after the
-//     last needed one return at once.
+//     the pass just wrote: it sits in L2; bracket_digits.cuh). The first digit's blocks each
+//     read the pass's counts and decide where rank k lies (bracketing::locate_rank); on lo or
+//     hi, or a miss, they stop at once. Each digit's last block to finish (a ticket counter)
+//     scans the digit histogram, extends the prefix and clears the histogram: no separate
+//     "find" launch. Digits after the last needed one return at once.
 //  4. One copy of the control block to the host, one synchronisation. A miss (rank k outside
 //     the bracket, or more inside values than the buffer holds) is seen there and falls back to
 //     radixSelect on the whole input: always exact, rare.
 //
-// Per call (common path): kernels = sample (1 with one block; with a large sample draw + CUB's
-// onesweep sort, about 2 + key bits / 8 launches, + pick) + 1 pass + finishing digits (3 for
-// float, 6 for double; those not needed return at once); 1 copy to the host; 1 host
-// synchronisation. So 5 launches (float) / 8 (double) with a one-block sample, about 11 / 18
-// with a CUB-sorted one. A miss adds radix select's launches and its one synchronisation.
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_scan.cuh>
-
+// Per call (common path): one launch, a memset and one synchronisation with a one-block sample
+// where the device launches cooperatively. Separate kernels: sample (1 with one block; with a
+// large sample draw + CUB's onesweep sort, about 2 + key bits / 8 launches, + pick) + 1 pass +
+// finishing digits (3 for float, 6 for double; those not needed return at once); 1 copy to the
+// host; 1 host synchronisation. So 5 launches (float) / 8 (double) with a one-block sample,
+// about 11 / 18 with a CUB-sorted one. A miss adds radix select's launches and its one
+// synchronisation.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 
+#include "block_sample_select.cuh"
+#include "bracket_digits.cuh"
 #include "bracket_pass.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
-#include "dynamic_shared_memory.cuh"
 #include "key_traits.cuh"
 #include "launch_shape.cuh"
 #include "seed_common.cuh"
@@ -52,7 +54,7 @@ using bracketing::BracketState;
 template <class T> using KeyOf = typename KeyTraits<T>::Key;
 
 // One-block samples: 512 threads x 4 or 16 keys.
-constexpr int kBlockSampleThreads = 512;
+using bracketing::kBlockSampleThreads;
 static_assert(kBlockSampleThreads * 4 == kBracketSmallBlockSample);
 static_assert(kBlockSampleThreads * 16 == kBracketBlockSample);
 
@@ -76,46 +78,27 @@ struct Control {
   T value;
 };
 
-// Resets the control block and the digit histogram; lo and hi from the sorted sample.
+// Resets the control block and the digit histogram for the sample's bracket.
 template <class T>
-__device__ void start_call(const KeyOf<T>* sorted_keys, long long sample_size, std::size_t k, std::size_t n,
-                           float sigmas, Control<T>* control, unsigned long long* hist) {
+__device__ void start_call(const BracketState<T>& bracket, Control<T>* control, unsigned long long* hist) {
   for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) hist[b] = 0;
   if (threadIdx.x != 0) return;
-  const auto window = bracketing::sample_window(k, n, sample_size, sigmas);
   Control<T> fresh{};  // every field written: the host copies the whole block back
-  fresh.counts.lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity()
-                                       : KeyTraits<T>::from_key(sorted_keys[window.lo_rank]);
-  fresh.counts.hi = window.hi_rank >= sample_size ? std::numeric_limits<T>::infinity()
-                                                  : KeyTraits<T>::from_key(sorted_keys[window.hi_rank]);
-  fresh.counts.closed = bracketing::closed_pass_for<T>(
-      [sorted_keys](long long i) { return KeyTraits<T>::from_key(sorted_keys[i]); }, sample_size, window);
+  fresh.counts = bracket;
   fresh.status = kPending;
   *control = fresh;
 }
 
-template <class T, int kItems>
-using BlockSampleSort = cub::BlockRadixSort<KeyOf<T>, kBlockSampleThreads, kItems>;
-
-// Step 1, one block: draw 512 * kItems keys, sort them in shared memory, start the call.
+// Step 1, one block: draw 512 * kItems keys, select the bracket's ends, start the call.
 template <class T, int kItems>
 __global__ __launch_bounds__(kBlockSampleThreads) void sample_in_block(const T* __restrict__ x, std::size_t n,
                                                                       std::size_t k, float sigmas,
                                                                       Control<T>* control,
                                                                       unsigned long long* hist) {
-  extern __shared__ unsigned char shared[];
-  auto& temp = *reinterpret_cast<typename BlockSampleSort<T, kItems>::TempStorage*>(shared);
+  __shared__ bracketing::SampleSelectStorage<KeyOf<T>> storage;
   KeyOf<T> keys[kItems];
-#pragma unroll
-  for (int j = 0; j < kItems; ++j)
-    keys[j] = KeyTraits<T>::to_key(x[seed::mix(threadIdx.x * std::uint64_t{kItems} + j + 1) % n]);
-  BlockSampleSort<T, kItems>(temp).Sort(keys);  // blocked: thread t holds sample ranks t*kItems ...
-  __syncthreads();                              // the sort's storage becomes the sorted sample
-  auto* sorted = reinterpret_cast<KeyOf<T>*>(shared);
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) sorted[threadIdx.x * kItems + j] = keys[j];
-  __syncthreads();
-  start_call(sorted, kBlockSampleThreads * kItems, k, n, sigmas, control, hist);
+  bracketing::draw_block_sample<T, kItems>(x, n, keys);
+  start_call(bracketing::bracket_from_block_sample<T, kItems>(keys, k, n, sigmas, storage), control, hist);
 }
 
 // Step 1, large samples: draw the keys (CUB sorts them next).
@@ -128,7 +111,9 @@ __global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_s
 template <class T>
 __global__ void pick_from_sorted(const KeyOf<T>* sorted, int sample_size, std::size_t k, std::size_t n,
                                  float sigmas, Control<T>* control, unsigned long long* hist) {
-  start_call(sorted, sample_size, k, n, sigmas, control, hist);
+  start_call(bracketing::bracket_from_sample<T>([sorted](long long i) { return KeyTraits<T>::from_key(sorted[i]); },
+                                                sample_size, k, n, sigmas),
+             control, hist);
 }
 
 // Step 3: one radix digit of key - base over the buffer. kFirst: decide from the pass's counts
@@ -138,9 +123,8 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
                                                                std::size_t capacity, Control<T>* control,
                                                                unsigned long long* hist) {
   using Key = KeyOf<T>;
-  using Scan = cub::BlockScan<unsigned long long, kFinishThreads>;
   __shared__ unsigned counts[kDigitBins];
-  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ typename bracketing::DigitScan<kFinishThreads>::TempStorage scan_storage;
   __shared__ bool last;
 
   Key base, prefix;
@@ -172,12 +156,8 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
 
   for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) counts[b] = 0;
   __syncthreads();
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride) {
-    // Warp-aggregated when the warp agrees (ties inside the bracket pile into one bin).
-    seed::count_in_shared(counts, bracketing::digit_bin(Key(KeyTraits<T>::to_key(buffer[i]) - base), prefix,
-                                                        remaining, digit));
-  }
+  bracketing::count_digit(buffer, size, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                          std::size_t(gridDim.x) * blockDim.x, base, prefix, remaining, digit, counts);
   __syncthreads();
   for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x)
     if (counts[b] != 0) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
@@ -189,43 +169,24 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
 
   // The last block: every block's counts are in hist. Find the bin of `rank`, clear hist.
   __threadfence();
-  constexpr int kPerThread = kDigitBins / kFinishThreads;
-  unsigned long long mine[kPerThread];
-  unsigned long long total = 0;
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    const int b = threadIdx.x * kPerThread + j;
-    mine[j] = __ldcg(&hist[b]);
-    hist[b] = 0;
-    total += mine[j];
-  }
-  unsigned long long below = 0;
-  Scan(scan_storage).ExclusiveSum(total, below);
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    if (rank >= below && rank < below + mine[j]) {
-      const Key found = Key(prefix << digit.width) | Key(threadIdx.x * kPerThread + j);
-      control->prefix = found;
-      control->rank = rank - below;
-      control->remaining = digit.shift;
-      control->base = base;
-      if (digit.shift == 0) {
-        control->value = KeyTraits<T>::from_key(found + base);
-        control->status = kFound;
-      }
+  bracketing::find_digit_bin<kFinishThreads>(hist, rank, true, scan_storage, [&](int bin, unsigned long long within) {
+    const Key found = Key(prefix << digit.width) | Key(bin);
+    control->prefix = found;
+    control->rank = within;
+    control->remaining = digit.shift;
+    control->base = base;
+    if (digit.shift == 0) {
+      control->value = KeyTraits<T>::from_key(found + base);
+      control->status = kFound;
     }
-    below += mine[j];
-  }
+  });
   if (threadIdx.x == 0) control->blocks_done = 0;
 }
 
 template <class T, int kItems>
 void launch_sample_in_block(const T* d_values, std::size_t n, std::size_t k, float sigmas, Control<T>* control,
                             unsigned long long* hist, cudaStream_t stream) {
-  const std::size_t bytes = std::max(sizeof(typename BlockSampleSort<T, kItems>::TempStorage),
-                                     sizeof(KeyOf<T>) * kBlockSampleThreads * kItems);
-  detail::allow_dynamic_shared_memory(sample_in_block<T, kItems>, bytes);
-  sample_in_block<T, kItems><<<1, kBlockSampleThreads, bytes, stream>>>(d_values, n, k, sigmas, control, hist);
+  sample_in_block<T, kItems><<<1, kBlockSampleThreads, 0, stream>>>(d_values, n, k, sigmas, control, hist);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -235,16 +196,19 @@ template <class T>
 Checked<T> bracket_select_checked(const T* d_values, std::size_t n, std::size_t k, const BracketParams& params,
                                   Workspace& workspace, cudaStream_t stream) {
   using Key = KeyOf<T>;
+  const int requested = params.sample_size >= 0 ? params.sample_size : default_bracket_sample(n);
+  const int sample = requested <= kBracketSmallBlockSample ? kBracketSmallBlockSample
+                     : requested <= kBracketBlockSample    ? kBracketBlockSample
+                                                           : requested;
+  if (params.one_launch)
+    if (const auto answer = bracket_select_one_launch(d_values, n, k, params, sample, workspace, stream)) return *answer;
+
   const auto shape = bracketing::pass_shape(d_values, n, params.capacity_fraction, params.max_capacity);
   auto* d_control = workspace.device_as<Control<T>>(kBracketControl, 1);
   auto* h_control = workspace.host_as<Control<T>>(kBracketControl, 1);
   auto* d_hist = workspace.device_as<unsigned long long>(kBracketHistogram, kDigitBins);
   T* buffer = workspace.device_as<T>(kBracketBuffer, std::max<std::size_t>(shape.capacity, 1));
 
-  const int requested = params.sample_size >= 0 ? params.sample_size : default_bracket_sample(n);
-  const int sample = requested <= kBracketSmallBlockSample ? kBracketSmallBlockSample
-                     : requested <= kBracketBlockSample    ? kBracketBlockSample
-                                                           : requested;
   if (sample == kBracketSmallBlockSample) {
     launch_sample_in_block<T, 4>(d_values, n, k, params.sigmas, d_control, d_hist, stream);
   } else if (sample == kBracketBlockSample) {

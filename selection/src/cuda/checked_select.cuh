@@ -3,6 +3,7 @@
 // a NaN, found during a pass the algorithm makes anyway (no extra read of the input), plus
 // their tunable parameters. The dispatch layer (select.cu) calls these directly.
 #include <cstddef>
+#include <optional>
 #include <cuda_runtime.h>
 
 #include "robustfit/selection/cuda/workspace.hpp"
@@ -38,7 +39,9 @@ struct FloydRivestParams {
 // device. sample_size < 0: by n (default_bracket_sample); up to kBracketSmallBlockSample or
 // kBracketBlockSample, one block draws and sorts that many keys; more: a device-wide CUB sort of
 // sample_size keys. sigmas, capacity_fraction and max_capacity as FloydRivestParams (tests shrink
-// them to force misses and overflows).
+// them to force misses and overflows). one_launch: with a one-block sample, the whole call in one
+// cooperative launch where the device allows it (bracket_one_launch.cu; the same bracket and
+// answer); false: the separate kernels (tests run both).
 constexpr int kBracketSmallBlockSample = 2048;
 constexpr int kBracketBlockSample = 8192;
 struct BracketParams {
@@ -46,18 +49,27 @@ struct BracketParams {
   float sigmas = 3.0f;
   double capacity_fraction = 0.125;
   std::size_t max_capacity = ~std::size_t{0};
+  bool one_launch = true;
 };
 
-// The default sample, by n: below 2^22 values launches dominate and a small one-block sample is
-// quickest to sort (the bracket's few percent of n are cheap to finish); up to 2^26 one block
-// sorts 8192 keys (CUB's sort of a larger sample costs more launches than its narrower bracket
-// saves); from 2^26 a 2^16-key sample sorted by CUB narrows the float median's bracket to ~1.2 %
-// of n, halving the buffer to write and finish. Estimates, not yet measured on the H200:
-// bench_selection_bench --sections tune-bracket.
+// The default sample, by n: below 2^25 values a call is bound by its fixed costs and the
+// 2048-key sample is the quickest to draw and select from in every block of the one-launch form
+// (H200, 2026-11-29, bench/results/selection_one_launch_bracket_h200_2026-11-29: at 2^24 the
+// 8192-key sample cost more than its narrower bracket saved: floats 97 against 88 us, doubles
+// 168 against 138); up to 2^26 one block draws 8192 keys; from 2^26 a 2^16-key sample sorted by
+// CUB narrows the float median's bracket to ~1.2 % of n, halving the buffer to write and finish.
 inline int default_bracket_sample(std::size_t n) {
-  if (n < (std::size_t{1} << 22)) return kBracketSmallBlockSample;
+  if (n < (std::size_t{1} << 25)) return kBracketSmallBlockSample;
   return n < (std::size_t{1} << 26) ? kBracketBlockSample : 1 << 16;
 }
+
+// The one-launch form of bracket selection with a one-block sample of `sample_size` keys
+// (kBracketSmallBlockSample or kBracketBlockSample); nullopt where the device has no
+// cooperative launch (the caller then runs the separate kernels).
+template <class T>
+std::optional<Checked<T>> bracket_select_one_launch(const T* d_values, std::size_t n, std::size_t k,
+                                                    const BracketParams& params, int sample_size,
+                                                    Workspace& workspace, cudaStream_t stream);
 
 template <class T>
 Checked<T> sort_select_checked(const T* d_values, std::size_t n, std::size_t k, Workspace&,

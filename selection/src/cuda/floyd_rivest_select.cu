@@ -2,9 +2,9 @@
 // cutting-plane hybrid's "bracket, copy_if, select in the bracket" with the bracket taken from a
 // sample instead of Kelley iterations, so the input is read once instead of once per iteration).
 //
-//  1. One block draws a pseudo-random sample (8192 values), sorts it, takes the
-//     sample's order statistics lo, hi at the sample position of rank k, widened by `sigmas`
-//     binomial standard deviations on each side (the chance that rank k falls outside is
+//  1. One block draws a pseudo-random sample (8192 values) and selects the sample's order
+//     statistics lo, hi at the sample position of rank k, widened by `sigmas` binomial
+//     standard deviations on each side (the chance that rank k falls outside is
 //     ~0.3 % at the default 3 sigmas, whatever the distribution).
 //  2. One streaming pass counts the values < lo and appends those of [lo, hi] to a buffer
 //     (where lo or hi repeats in the sample: counts the values < lo, == lo, == hi and inside
@@ -16,18 +16,14 @@
 //     few percent of the input in the buffer, on the digits of key − key(lo) only. A miss (rank
 //     outside [lo, hi], or more inside values than the buffer holds) falls back to radixSelect
 //     on the whole input: always exact.
-#include <cub/block/block_radix_sort.cuh>
-
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "algorithms.cuh"
+#include "block_sample_select.cuh"
 #include "bracket_pass.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
-#include "dynamic_shared_memory.cuh"
 #include "seed_common.cuh"
 
 namespace robustfit::selection::cuda::detail {
@@ -36,45 +32,24 @@ namespace {
 using bracketing::BracketState;
 using bracketing::kPassThreads;
 
-// The sample: 8192 values, sorted by one block of 512 threads (the bracket shrinks as
-// 1/sqrt(sample size), the sort grows with it: on an H200 at 2^28 floats, 16384 keys took the
-// block 55 us and the median 16 us longer than 8192 with their wider bracket).
-constexpr int kSampleThreads = 512;
+// The sample: 8192 values, drawn by one block of 512 threads, the bracket's ends selected from
+// it (block_sample_select.cuh). The bracket shrinks as 1/sqrt(sample size), the selection grows
+// with it.
 constexpr int kSampleItems = 16;
-constexpr int kSampleSize = kSampleThreads * kSampleItems;
 
+// Step 1 (one block): the bracket [lo, hi] around rank k. Positions off the sample's ends become
+// -inf / +inf, which bound every non-NaN value.
 template <class T>
-using SampleSort = cub::BlockRadixSort<T, kSampleThreads, kSampleItems>;
-
-// Step 1 (one block, dynamic shared memory for the sort): the bracket [lo, hi] around rank k.
-// Positions off the sample's ends become -inf / +inf, which bound every non-NaN value.
-template <class T>
-__global__ __launch_bounds__(kSampleThreads) void pick_bracket(const T* __restrict__ x, std::size_t n,
-                                                               std::size_t k, float sigmas,
-                                                               BracketState<T>* state) {
-  extern __shared__ unsigned char shared[];
-  auto& temp = *reinterpret_cast<typename SampleSort<T>::TempStorage*>(shared);
-  T items[kSampleItems];
-#pragma unroll
-  for (int j = 0; j < kSampleItems; ++j)
-    items[j] = x[seed::mix(threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % n];
-  SampleSort<T>(temp).Sort(items);  // blocked: thread t holds sample ranks t*items .. +items-1
-  __syncthreads();                    // the sort's storage becomes the sorted sample
-  T* sorted = reinterpret_cast<T*>(shared);
-#pragma unroll
-  for (int j = 0; j < kSampleItems; ++j) sorted[threadIdx.x * kSampleItems + j] = items[j];
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  const auto window = bracketing::sample_window(k, n, kSampleSize, sigmas);
-  state->lo = window.lo_rank < 0 ? -std::numeric_limits<T>::infinity() : sorted[window.lo_rank];
-  state->hi = window.hi_rank >= kSampleSize ? std::numeric_limits<T>::infinity() : sorted[window.hi_rank];
-  state->closed = bracketing::closed_pass_for<T>([sorted](long long i) { return sorted[i]; }, kSampleSize, window);
-  state->below = state->equal_lo = state->equal_hi = state->inside = state->nans = state->cursor = 0;
-}
-
-template <class T>
-std::size_t sample_shared_bytes() {
-  return std::max(sizeof(typename SampleSort<T>::TempStorage), sizeof(T) * kSampleSize);
+__global__ __launch_bounds__(bracketing::kBlockSampleThreads) void pick_bracket(const T* __restrict__ x,
+                                                                                std::size_t n, std::size_t k,
+                                                                                float sigmas,
+                                                                                BracketState<T>* state) {
+  using Key = typename KeyTraits<T>::Key;
+  __shared__ bracketing::SampleSelectStorage<Key> storage;
+  Key keys[kSampleItems];
+  bracketing::draw_block_sample<T, kSampleItems>(x, n, keys);
+  const BracketState<T> bracket = bracketing::bracket_from_block_sample<T, kSampleItems>(keys, k, n, sigmas, storage);
+  if (threadIdx.x == 0) *state = bracket;
 }
 
 }  // namespace
@@ -90,9 +65,7 @@ Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::si
   auto* h_state = workspace.host_as<BracketState<T>>(kFloydRivestState, 1);
   T* buffer = workspace.device_as<T>(kFloydRivestBuffer, std::max<std::size_t>(capacity, 1));
 
-  const std::size_t shared_bytes = sample_shared_bytes<T>();
-  detail::allow_dynamic_shared_memory(pick_bracket<T>, shared_bytes);
-  pick_bracket<T><<<1, kSampleThreads, shared_bytes, stream>>>(d_values, n, k, params.sigmas, d_state);
+  pick_bracket<T><<<1, bracketing::kBlockSampleThreads, 0, stream>>>(d_values, n, k, params.sigmas, d_state);
   CUDA_CHECK_LAUNCH();
 
   bracketing::bracket_pass<T><<<shape.grid, kPassThreads, 0, stream>>>(d_values, shape.head, shape.vectors, n, d_state,

@@ -27,6 +27,20 @@ int resident_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_share
   return std::max(1, std::min(blocks, wanted));
 }
 
+// Blocks of `kernel` that one SM holds at once for a cooperative launch (grid.sync() needs the
+// whole grid resident); 0 where the device cannot launch cooperatively.
+template <class Kernel>
+int cooperative_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_shared) {
+  int device = 0, cooperative = 0, blocks = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device) != cudaSuccess || !cooperative ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_shared) != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it
+    return 0;
+  }
+  return blocks;
+}
+
 // Blocks for a grid-stride loop over n items, `per_thread` items per thread per step.
 inline unsigned streaming_grid(std::size_t n, int threads, int per_thread, int blocks_per_sm) {
   const std::size_t per_block = std::size_t(threads) * per_thread;

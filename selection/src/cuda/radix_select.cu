@@ -319,17 +319,7 @@ template <class T>
 std::optional<Checked<T>> radix_select_one_launch(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace,
                                                   cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
-  static const int resident = [] {
-    int device = 0, cooperative = 0, per_multiprocessor = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device) != cudaSuccess || !cooperative ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, radix_one_launch<T>, kPassThreads, 0) !=
-            cudaSuccess) {
-      cudaGetLastError();
-      return 0;
-    }
-    return per_multiprocessor * multiprocessor_count();
-  }();
+  static const int resident = cooperative_blocks_per_sm(radix_one_launch<T>, kPassThreads, 0) * multiprocessor_count();
   if (resident == 0) return std::nullopt;
   constexpr int kPasses = pass_count(KeyTraits<T>::kBits);
   const auto per_block = std::size_t(kPassThreads) * kItemsPerThread;

@@ -8,8 +8,9 @@
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
 //   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
-//   one rank, double, 2^22 < n < 2^25 -> bracket (Floyd–Rivest finished on the device: radix
-//                                       costs 4-18 x its uniform time on ties there)
+//   one rank, 2^22 < n < 2^25         -> bracket (Floyd–Rivest finished on the device, in one
+//                                       cooperative launch: radix costs 1.6-18 x its uniform
+//                                       time on ties there)
 //   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values)
 //   many ranks                       -> up to kLoopRanks ranks: the one-rank choice per rank;
 //                                       n >= kSampledMultiMinSize: sampled multiselection up
@@ -45,12 +46,14 @@ namespace robustfit::selection::cuda {
 namespace {
 
 constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // from here Floyd–Rivest (its host finish costs less than the bracket's launches)
-// Doubles between the cooperative radix's sizes and Floyd–Rivest's: bracket selection. H200,
-// 2026-11-29 (bench/results/SELECTION.md), medians of 2^24 doubles: radix took 4-18 x its uniform
-// time on ties (all equal 767 us, {1, 2} 726 us, bucket killer 455 us against 194 us), the
-// bracket at most 1.02 x (119-176 us); on uniform data it is faster (173 against 194 us), on
-// normal-like data slower (175 against 133 us). Floats keep radix: its ties cost at most 1.6 x
-// its uniform time there, and it is the faster on half of the distributions.
+// Between the cooperative radix's sizes and Floyd–Rivest's: bracket selection, in one
+// cooperative launch with a 2048-key sample (bracket_one_launch.cu). H200, 2026-11-29
+// (bench/results/selection_one_launch_bracket_h200_2026-11-29), medians of 2^24 values: radix
+// took 1.6-6 x (float) and 4-18 x (double) its uniform time on ties (float all equal 164 us,
+// double 760 us), the bracket at most its uniform time; on uniform data it is the faster
+// (float 88 against 110 us, double 138 against 198), on normal-like floats the same (83 / 94),
+// on normal-like doubles the same (138 / 137). At 2^22 radix's one launch is the faster on
+// smooth data (floats 46-51 against 62-65 us), the bracket on ties only.
 constexpr std::size_t kBracketAutoMinSize = (std::size_t{1} << 22) + 1;
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
@@ -65,9 +68,9 @@ constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
 constexpr std::size_t kSampledMultiMaxFloatRanks = 256;
 
-Algorithm automatic_single(std::size_t n, bool is_double) {
+Algorithm automatic_single(std::size_t n) {
   if (n >= kFloydRivestMinSize) return Algorithm::floyd_rivest;
-  return is_double && n >= kBracketAutoMinSize ? Algorithm::bracket : Algorithm::radix;
+  return n >= kBracketAutoMinSize ? Algorithm::bracket : Algorithm::radix;
 }
 
 Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
@@ -140,7 +143,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     if (summary.has_nan) throw_nan(function);
     return k == 0 ? summary.min : summary.max;
   }
-  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n, std::is_same_v<T, double>);
+  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n);
   switch (algorithm) {
     case Algorithm::bracket:
       return value_or_throw(

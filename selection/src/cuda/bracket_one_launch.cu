@@ -1,0 +1,217 @@
+// Bracket selection in one cooperative launch (issue 11: below ~2^26 values a call is bound by
+// its launches and host round trips, not by its one read). The steps of bracket_select.cu's
+// separate kernels, with the same sample, bracket and digits, and so the same answers:
+//  1. Every block draws the same one-block sample and selects the bracket's ends from it in its
+//     shared memory (block_sample_select.cuh: no sort), and so picks the same bracket: no
+//     grid-wide wait before the read (after the first block's reads the sample comes from L2).
+//  2. The streaming pass (bracket_pass.cuh) into the buffer; grid.sync().
+//  3. Every block reads the pass's counts and locates rank k (on lo or hi, outside the bracket,
+//     NaN: done). Inside: radix digits of key - key(lo) over the buffer, each block counting its
+//     share into the digit's counters; grid.sync(); every block chooses the digit from the same
+//     counters.
+//  4. Block 0 writes the answer into pinned host memory.
+// Per call: 1 memset (the counters), 1 cooperative launch, 1 host synchronisation (the
+// separate kernels: 5 launches for floats, 8 for doubles, and a copy back). A miss falls back to
+// radix select on the whole input, as there.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+
+#include "algorithms.cuh"
+#include "block_sample_select.cuh"
+#include "bracket_digits.cuh"
+#include "bracket_pass.cuh"
+#include "checked_select.cuh"
+#include "cuda_check.cuh"
+#include "dynamic_shared_memory.cuh"
+#include "key_traits.cuh"
+#include "launch_shape.cuh"
+#include "seed_common.cuh"
+#include "workspace_slots.cuh"
+
+namespace robustfit::selection::cuda::detail {
+namespace {
+
+using bracketing::BracketState;
+using bracketing::kDigitBins;
+using bracketing::kPassThreads;
+static_assert(kPassThreads == bracketing::kBlockSampleThreads, "one block shape for the sample and the pass");
+
+template <class T>
+using KeyOf = typename KeyTraits<T>::Key;
+
+// Zeroed before the launch: the pass's tallies (its lo and hi unused: each block keeps its own)
+// and one histogram per finishing digit.
+template <class T>
+struct Counters {
+  BracketState<T> counts;
+  unsigned long long hist[bracketing::digit_launches(KeyTraits<T>::kBits)][kDigitBins];
+};
+
+enum Status : int { kFound = 1, kMiss = 2 };
+
+// What block 0 writes to the host.
+template <class T>
+struct Answer {
+  T value;
+  int status;
+  unsigned long long nans;
+};
+
+// The finish's shared memory: a digit's block counts and the scan that chooses it.
+struct FinishShared {
+  unsigned counts[kDigitBins];
+  typename bracketing::DigitScan<kPassThreads>::TempStorage scan;
+};
+
+// Dynamic shared memory, one phase at a time: the sample's selection, the pass's staged rows,
+// the finish.
+template <class T>
+constexpr std::size_t shared_bytes() {
+  return std::max({sizeof(bracketing::SampleSelectStorage<KeyOf<T>>),
+                   sizeof(T) * kPassThreads * bracketing::kStagedRow<T>, sizeof(FinishShared)});
+}
+
+// The pass's counts after grid.sync(), from L2 (other blocks added them).
+template <class T>
+__device__ BracketState<T> settled_counts(const BracketState<T>& bracket, BracketState<T>* counts) {
+  BracketState<T> s = bracket;
+  s.below = __ldcg(&counts->below);
+  s.equal_lo = __ldcg(&counts->equal_lo);
+  s.equal_hi = __ldcg(&counts->equal_hi);
+  s.inside = __ldcg(&counts->inside);
+  s.nans = __ldcg(&counts->nans);
+  s.cursor = __ldcg(&counts->cursor);
+  return s;
+}
+
+template <class T>
+__device__ void answer_with(Answer<T>* answer, T value, int status, unsigned long long nans) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  answer->value = value;
+  answer->nans = nans;
+  answer->status = status;
+  __threadfence_system();
+}
+
+// Two blocks of 512 an SM (64 registers): the pass needs both to keep the memory busy.
+template <class T, int kSampleItems>
+__global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* __restrict__ x, std::size_t head,
+                                                                      std::size_t vectors, std::size_t n,
+                                                                      std::size_t k, float sigmas,
+                                                                      Counters<T>* counters, T* buffer,
+                                                                      std::size_t capacity, Answer<T>* answer) {
+  using Key = KeyOf<T>;
+  extern __shared__ __align__(16) unsigned char shared[];
+  __shared__ Key chosen_prefix;
+  __shared__ unsigned long long chosen_rank;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+
+  // 1. The sample and the bracket, in every block alike (block_sample_select.cuh).
+  Key keys[kSampleItems];
+  bracketing::draw_block_sample<T, kSampleItems>(x, n, keys);
+  const BracketState<T> bracket = bracketing::bracket_from_block_sample<T, kSampleItems>(
+      keys, k, n, sigmas, *reinterpret_cast<bracketing::SampleSelectStorage<Key>*>(shared));
+  __syncthreads();  // the selection's storage is dead: its bytes become the pass's rows
+  const T lo = bracket.lo, hi = bracket.hi;
+
+  // 2. The read.
+  T* row = reinterpret_cast<T*>(shared) + std::size_t(threadIdx.x) * bracketing::kStagedRow<T>;
+  if (bracket.closed)
+    bracketing::bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, &counters->counts, buffer, capacity, row);
+  else
+    bracketing::bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, &counters->counts, buffer, capacity, row);
+  grid.sync();
+
+  // 3. Where rank k lies; the digits inside.
+  const BracketState<T> s = settled_counts(bracket, &counters->counts);
+  const auto at = bracketing::locate_rank(s, k, capacity);
+  if (s.nans != 0 || at.place != bracketing::Place::inside) {
+    const int status = s.nans == 0 && at.place != bracketing::Place::miss ? kFound : kMiss;
+    answer_with(answer, at.place == bracketing::Place::hi ? hi : lo, status, s.nans);
+    return;
+  }
+  auto& finish = *reinterpret_cast<FinishShared*>(shared);
+  const Key base = KeyTraits<T>::to_key(lo);
+  Key prefix = 0;
+  unsigned long long rank = at.rank;
+  int remaining = bracketing::bit_width(Key(KeyTraits<T>::to_key(hi) - base));
+  const std::size_t size = s.cursor;  // <= capacity where rank k is inside
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (int d = 0; remaining > 0; ++d) {
+    const bracketing::Digit digit = bracketing::next_digit(remaining);
+    for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) finish.counts[b] = 0;
+    __syncthreads();
+    bracketing::count_digit(buffer, size, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x, stride, base, prefix,
+                            remaining, digit, finish.counts);
+    seed::flush_counts(finish.counts, kDigitBins, counters->hist[d]);
+    grid.sync();
+    bracketing::find_digit_bin<kPassThreads>(counters->hist[d], rank, false, finish.scan,
+                                             [&](int bin, unsigned long long within) {
+                                               chosen_prefix = Key(prefix << digit.width) | Key(bin);
+                                               chosen_rank = within;
+                                             });
+    __syncthreads();
+    prefix = chosen_prefix;
+    rank = chosen_rank;
+    remaining = digit.shift;
+    // chosen_* are written again only after the next grid.sync(), when every thread has read them.
+  }
+  answer_with(answer, KeyTraits<T>::from_key(prefix + base), kFound, 0ull);
+}
+
+template <class T, int kSampleItems>
+std::optional<Checked<T>> launch(const T* d_values, std::size_t n, std::size_t k, const BracketParams& params,
+                                 Workspace& workspace, cudaStream_t stream) {
+  const auto kernel = bracket_one_launch<T, kSampleItems>;
+  constexpr std::size_t bytes = shared_bytes<T>();
+  static const int blocks_per_sm = [&] {
+    detail::allow_dynamic_shared_memory(kernel, bytes);
+    return cooperative_blocks_per_sm(kernel, kPassThreads, bytes);
+  }();
+  if (blocks_per_sm == 0) return std::nullopt;
+  const auto shape =
+      bracketing::pass_shape_for(d_values, n, params.capacity_fraction, params.max_capacity, blocks_per_sm);
+  auto* d_counters = workspace.device_as<Counters<T>>(kBracketControl, 1);
+  auto* h_answer = workspace.host_as<Answer<T>>(kBracketControl, 1);
+  T* buffer = workspace.device_as<T>(kBracketBuffer, std::max<std::size_t>(shape.capacity, 1));
+  CUDA_CHECK(cudaMemsetAsync(d_counters, 0, sizeof *d_counters, stream));
+  *h_answer = Answer<T>{};
+  std::size_t head = shape.head, vectors = shape.vectors, size = n, rank = k, capacity = shape.capacity;
+  float sigmas = params.sigmas;
+  void* args[] = {const_cast<T**>(&d_values), &head, &vectors, &size, &rank, &sigmas,
+                  &d_counters, &buffer, &capacity, &h_answer};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(shape.grid), dim3(kPassThreads), args,
+                                         bytes, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const Answer<T> got = *h_answer;
+  if (got.nans != 0) return Checked<T>{T(0), true};
+  if (got.status == kFound) return Checked<T>{got.value, false};
+  return radix_select_checked(d_values, n, k, RadixParams{}, workspace, stream);  // a miss
+}
+
+}  // namespace
+
+template <class T>
+std::optional<Checked<T>> bracket_select_one_launch(const T* d_values, std::size_t n, std::size_t k,
+                                                    const BracketParams& params, int sample_size,
+                                                    Workspace& workspace, cudaStream_t stream) {
+  constexpr int kThreads = bracketing::kBlockSampleThreads;
+  if (sample_size == kBracketSmallBlockSample)
+    return launch<T, kBracketSmallBlockSample / kThreads>(d_values, n, k, params, workspace, stream);
+  if (sample_size == kBracketBlockSample)
+    return launch<T, kBracketBlockSample / kThreads>(d_values, n, k, params, workspace, stream);
+  return std::nullopt;
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                                              \
+  template std::optional<Checked<T>> bracket_select_one_launch<T>(const T*, std::size_t, std::size_t,        \
+                                                                  const BracketParams&, int, Workspace&,    \
+                                                                  cudaStream_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection::cuda::detail
