@@ -9,7 +9,8 @@
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 //                         [--sizes 20,28]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.
-// --sizes keeps only those log2 sizes in the single, multi, multi-phases and tune-multi sections.)
+// --sizes keeps only those log2 sizes in the single, multi, multi-phases and tune-multi sections;
+// the single section runs any size it names, 2^20-2^28 by default.)
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
@@ -193,8 +194,13 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
                             Algorithm::sample, Algorithm::floyd_rivest, Algorithm::bracket, Algorithm::automatic})
     if (a == Algorithm::sort || options.algorithms.empty() || has(options.algorithms, algorithm_name(a)))
       algorithms.push_back(a);
+  // Any size named by --sizes (the odd powers included: `auto` changes algorithm between them).
   std::vector<int> log_sizes{20, 22, 24, 26, 28};
   if (options.quick) log_sizes = {20, 24};
+  if (!options.log_sizes.empty()) {
+    log_sizes.clear();
+    for (const std::string& entry : options.log_sizes) log_sizes.push_back(std::stoi(entry));
+  }
   for (const int log_n : log_sizes) {
     if (!size_wanted(options, log_n)) continue;
     const std::size_t n = std::size_t{1} << log_n;
@@ -745,7 +751,13 @@ Options parse(int argc, char** argv) {
     else if (arg == "--sections") options.sections = split(value());
     else if (arg == "--types") options.types = split(value());
     else if (arg == "--algorithms") options.algorithms = split(value());
-    else if (arg == "--sizes") options.log_sizes = split(value());
+    else if (arg == "--sizes") {
+      options.log_sizes = split(value());
+      for (const std::string& size : options.log_sizes)  // the single section makes inputs of 2^size values
+        if (size.empty() || size.find_first_not_of("0123456789") != std::string::npos || size.size() > 2 ||
+            std::stoi(size) < 1 || std::stoi(size) > 30)
+          throw std::invalid_argument("--sizes: '" + size + "' is not a log2 size from 1 to 30");
+    }
     else throw std::invalid_argument("unknown option " + arg +
                                      " (--out, --json, --quick, --runs, --sections, --types, --algorithms, --sizes)");
   }
