@@ -7,8 +7,8 @@
 //
 // Automatic choice (H200 measurements, bench/results/SELECTION.md):
 //   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
-//   one rank, n >= 2^25              -> Floyd–Rivest (one read of the input)
-//   one rank, 2^22 < n < 2^25         -> bracket (Floyd–Rivest finished on the device, in one
+//   one rank, n >= 2^25 (double) or 2^26 (float) -> Floyd–Rivest (one read of the input)
+//   one rank, 2^22 < n below that     -> bracket (Floyd–Rivest finished on the device, in one
 //                                       cooperative launch: radix costs 1.6-18 x its uniform
 //                                       time on ties there)
 //   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values)
@@ -45,15 +45,22 @@
 namespace robustfit::selection::cuda {
 namespace {
 
-constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 25;  // from here Floyd–Rivest (its host finish costs less than the bracket's launches)
+// From here Floyd–Rivest. Doubles: its host finish costs less than the bracket's six finishing
+// digits (H200, 2^25: 195 / 200 us against 212 / 217, uniform / normal). Floats: the bracket's one
+// launch with an 8192-key sample is the faster at 2^25 (121 / 127 against 133 / 145 us); from
+// 2^26 its default sample is CUB-sorted and its launches separate (186 against 172 us).
+// bench/results/selection_one_launch_bracket_h200_2026-11-29 (calls e and g).
+constexpr std::size_t kFloydRivestMinDoubles = std::size_t{1} << 25;
+constexpr std::size_t kFloydRivestMinFloats = std::size_t{1} << 26;
 // Between the cooperative radix's sizes and Floyd–Rivest's: bracket selection, in one
-// cooperative launch with a 2048-key sample (bracket_one_launch.cu). H200, 2026-11-29
-// (bench/results/selection_one_launch_bracket_h200_2026-11-29), medians of 2^24 values: radix
+// cooperative launch with a 2048-key sample (8192 from 2^25; bracket_one_launch.cu). H200,
+// 2026-11-29 (bench/results/selection_one_launch_bracket_h200_2026-11-29), medians of 2^24 values: radix
 // took 1.6-6 x (float) and 4-18 x (double) its uniform time on ties (float all equal 164 us,
 // double 760 us), the bracket at most its uniform time; on uniform data it is the faster
 // (float 88 against 110 us, double 138 against 198), on normal-like floats the same (83 / 94),
-// on normal-like doubles the same (138 / 137). At 2^22 radix's one launch is the faster on
-// smooth data (floats 46-51 against 62-65 us), the bracket on ties only.
+// on normal-like doubles the same (138 / 137); at 2^23 within 8 % of radix either way on smooth
+// data and 2-7 x faster on ties. At 2^22 radix's one launch is the faster on smooth data (floats
+// 46-51 against 62-65 us), the bracket on ties only.
 constexpr std::size_t kBracketAutoMinSize = (std::size_t{1} << 22) + 1;
 constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
@@ -68,8 +75,8 @@ constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
 constexpr std::size_t kSampledMultiMaxFloatRanks = 256;
 
-Algorithm automatic_single(std::size_t n) {
-  if (n >= kFloydRivestMinSize) return Algorithm::floyd_rivest;
+Algorithm automatic_single(std::size_t n, bool is_double) {
+  if (n >= (is_double ? kFloydRivestMinDoubles : kFloydRivestMinFloats)) return Algorithm::floyd_rivest;
   return n >= kBracketAutoMinSize ? Algorithm::bracket : Algorithm::radix;
 }
 
@@ -143,7 +150,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
     if (summary.has_nan) throw_nan(function);
     return k == 0 ? summary.min : summary.max;
   }
-  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n);
+  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n, std::is_same_v<T, double>);
   switch (algorithm) {
     case Algorithm::bracket:
       return value_or_throw(
