@@ -557,7 +557,7 @@ void bench_batched(const Options& options, gpu::Workspace& workspace) {
     for (const std::size_t k : {shape.rows / 2, shape.rows / 2 + 5}) {
       const std::vector<T> expected = batched_reference(input, k, d_expected, workspace);
       double sort_ms = 0;
-      for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix, Algorithm::bracket})
+      for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix, Algorithm::bracket, Algorithm::automatic})
         batched_row(options, input, "batched", algorithm_name(algorithm), k, expected, d_out, sort_ms,
                     [&](const T* matrix, T* out) {
                       gpu::kth_smallest_batched(matrix, shape.rows, shape.cols, shape.rows, k, out, algorithm,

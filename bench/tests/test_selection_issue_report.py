@@ -1,0 +1,85 @@
+"""bench/selection_issue_report.py on a small bench CSV and peers CSV written here: the targets'
+verdicts, the fastest peer, the 1001-against-101 rule, the adversarial ratio, and missing
+shapes and files reported rather than crashed on."""
+import csv
+import importlib.util
+import pathlib
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "selection_issue_report.py"
+spec = importlib.util.spec_from_file_location("selection_issue_report", SCRIPT)
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+BENCH_FIELDS = ["section", "algorithm", "type", "distribution", "shape", "n", "k", "median_ms", "min_ms", "max_ms",
+                "gbps", "floor_ms", "time_over_floor", "sort_ms", "speedup_vs_sort", "mismatches", "error"]
+
+
+def bench_row(section, algorithm, type_, distribution, shape, n, k, ms, floor_ms=0.01, sort_ms=0.1):
+    return {"section": section, "algorithm": algorithm, "type": type_, "distribution": distribution, "shape": shape,
+            "n": n, "k": k, "median_ms": ms, "min_ms": ms, "max_ms": ms, "gbps": 0, "floor_ms": floor_ms,
+            "time_over_floor": ms / floor_ms, "sort_ms": sort_ms, "speedup_vs_sort": sort_ms / ms, "mismatches": 0,
+            "error": ""}
+
+
+def write(path, fields, rows, comment=None):
+    with open(path, "w", newline="") as f:
+        if comment:
+            f.write(comment + "\n")
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def run(tmp_path, capsys, rows, peers=None):
+    bench = tmp_path / "sel.csv"
+    write(bench, BENCH_FIELDS, rows)
+    argv = ["--bench", str(bench)]
+    if peers is not None:
+        write(tmp_path / "peers.csv", ["section", "peer", "type", "shape", "n", "median_ms", "min_ms", "max_ms",
+                                       "floor_ms", "error"], peers, comment="# a machine line")
+        argv += ["--peers", str(tmp_path / "peers.csv")]
+    code = report.main(argv)
+    return code, capsys.readouterr()
+
+
+def line_of(text, label):
+    return next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
+
+
+def test_verdicts_peers_and_adversarial_ratio(tmp_path, capsys):
+    n20, n26 = 1 << 20, 1 << 26
+    rows = [
+        bench_row("single", "auto", "float", "uniform", "", n20, n20 // 2, 0.020),
+        bench_row("single", "auto", "float", "normal", "", n20, n20 // 2, 0.022),
+        bench_row("single", "auto", "float", "all_equal", "", n20, n20 // 2, 0.050),
+        bench_row("single", "auto", "float", "uniform", "", n20, 0, 0.001),  # k != n/2: ignored
+        bench_row("single", "auto", "float", "uniform", "", 1 << 24, 1 << 23, 0.060, floor_ms=0.025),
+        bench_row("multi", "auto", "float", "uniform", "101 ranks", n26, 101, 0.5),
+        bench_row("multi", "auto", "float", "uniform", "1001 ranks", n26, 1001, 1.25),
+        bench_row("batched", "auto", "double", "uniform", "512x2^20", 512 << 20, 1 << 19, 2.0),
+    ]
+    peers = [
+        {"section": "single", "peer": "torch.median", "type": "float", "shape": "2^20", "n": n20, "median_ms": 0.3,
+         "min_ms": 0.3, "max_ms": 0.3, "floor_ms": 0.01, "error": ""},
+        {"section": "single", "peer": "cupy.partition(n/2)", "type": "float", "shape": "2^20", "n": n20,
+         "median_ms": 0.12, "min_ms": 0.12, "max_ms": 0.12, "floor_ms": 0.01, "error": ""},
+    ]
+    code, out = run(tmp_path, capsys, rows, peers)
+    assert code == 0
+    median = line_of(out.out, "median, 2^20 float")
+    assert "20.0 µs / 22.0 µs" in median and "| 2.00 |" in median
+    assert "0.120 (cupy.partition(n/2))" in median  # the faster of the two peers
+    assert median.endswith("| ≤ 25.0 µs | met |")
+    assert line_of(out.out, "median, 2^24 float").endswith("| ≤ 2 x floor | not met |")  # 0.060 > 2 x 0.025
+    assert line_of(out.out, "1001 percentiles, 2^26 float").endswith(
+        "| ≤ 2 x the 101-rank time (1.000) | not met |")
+    assert line_of(out.out, "batched, 512 x 2^20 double, k = n/2").endswith("| ≤ 2.400 | met |")
+    assert "Not in this run: median, 2^28 float;" in out.out
+    adversarial = line_of(out.out, "float")
+    assert "50.0 µs (all_equal) | 2.50 | no |" in adversarial
+
+
+def test_unreadable_files_are_an_error_not_a_crash(tmp_path, capsys):
+    code = report.main(["--bench", str(tmp_path / "missing.csv")])
+    assert code == 1
+    assert "selection_issue_report: error:" in capsys.readouterr().err
