@@ -183,8 +183,8 @@ std::optional<Checked<T>> launch(const T* d_values, std::size_t n, std::size_t k
   float sigmas = params.sigmas;
   void* args[] = {const_cast<T**>(&d_values), &head, &vectors, &size, &rank, &sigmas,
                   &d_counters, &buffer, &capacity, &h_answer};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(shape.grid), dim3(kPassThreads), args,
-                                         bytes, stream));
+  if (!launch_cooperative(reinterpret_cast<const void*>(kernel), shape.grid, kPassThreads, args, bytes, stream))
+    return std::nullopt;
   CUDA_CHECK(cudaStreamSynchronize(stream));
   const Answer<T> got = *h_answer;
   if (got.nans != 0) return Checked<T>{T(0), true};

@@ -41,6 +41,20 @@ int cooperative_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_sh
   return blocks;
 }
 
+// Launches `kernel` cooperatively; false, with the error cleared, where the grid cannot be
+// resident at once after all (the occupancy query counts every SM, but MPS or another context may
+// hold some): the caller then runs its separate kernels instead of failing the call.
+inline bool launch_cooperative(const void* kernel, unsigned grid, int threads, void** args, std::size_t shared,
+                               cudaStream_t stream) {
+  const cudaError_t launched = cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(threads), args, shared, stream);
+  if (launched == cudaErrorCooperativeLaunchTooLarge) {
+    cudaGetLastError();
+    return false;
+  }
+  CUDA_CHECK(launched);
+  return true;
+}
+
 // Blocks for a grid-stride loop over n items, `per_thread` items per thread per step.
 inline unsigned streaming_grid(std::size_t n, int threads, int per_thread, int blocks_per_sm) {
   const std::size_t per_block = std::size_t(threads) * per_thread;

@@ -331,8 +331,8 @@ std::optional<Checked<T>> radix_select_one_launch(const T* d_values, std::size_t
   unsigned long long* d_nans = d_counts + std::size_t(kPasses) * kBins;
   unsigned long long rank = k;
   void* args[] = {const_cast<T**>(&d_values), &n, &rank, &d_counts, &d_nans, &h_answer};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(radix_one_launch<T>), dim3(grid), dim3(kPassThreads), args, 0,
-                                         stream));
+  if (!launch_cooperative(reinterpret_cast<const void*>(radix_one_launch<T>), grid, kPassThreads, args, 0, stream))
+    return std::nullopt;
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return Checked<T>{KeyTraits<T>::from_key(h_answer->key), h_answer->nan_count != 0};
 }
