@@ -753,10 +753,11 @@ Options parse(int argc, char** argv) {
     else if (arg == "--algorithms") options.algorithms = split(value());
     else if (arg == "--sizes") {
       options.log_sizes = split(value());
-      for (const std::string& size : options.log_sizes)  // the single section makes inputs of 2^size values
-        if (size.empty() || size.find_first_not_of("0123456789") != std::string::npos || size.size() > 2 ||
-            std::stoi(size) < 1 || std::stoi(size) > 30)
-          throw std::invalid_argument("--sizes: '" + size + "' is not a log2 size from 1 to 30");
+      for (const std::string& size : options.log_sizes) {  // the single section makes inputs of 2^size values
+        const bool digits = !size.empty() && size.size() <= 2 && size.find_first_not_of("0123456789") == std::string::npos;
+        const int log_n = digits ? std::stoi(size) : 0;
+        if (log_n < 1 || log_n > 30) throw std::invalid_argument("--sizes: '" + size + "' is not a log2 size from 1 to 30");
+      }
     }
     else throw std::invalid_argument("unknown option " + arg +
                                      " (--out, --json, --quick, --runs, --sections, --types, --algorithms, --sizes)");

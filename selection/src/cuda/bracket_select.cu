@@ -61,7 +61,6 @@ static_assert(kBlockSampleThreads * 16 == kBracketBlockSample);
 using bracketing::kDigitBins;
 constexpr int kFinishThreads = 512;
 constexpr int kFinishBlocksPerSm = 2;  // ~64 registers per thread: two blocks of 512 fit an SM
-static_assert(kDigitBins % kFinishThreads == 0);
 
 constexpr int kPending = 0, kFound = 1, kMiss = 2;
 
@@ -158,9 +157,7 @@ __global__ __launch_bounds__(kFinishThreads) void finish_digit(const T* __restri
   __syncthreads();
   bracketing::count_digit(buffer, size, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x,
                           std::size_t(gridDim.x) * blockDim.x, base, prefix, remaining, digit, counts);
-  __syncthreads();
-  for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x)
-    if (counts[b] != 0) atomicAdd(&hist[b], static_cast<unsigned long long>(counts[b]));
+  seed::flush_counts(counts, kDigitBins, hist);
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(&control->blocks_done, 1u) == gridDim.x - 1;
