@@ -32,8 +32,9 @@ using robustfit::testing::DeviceVector;
 using robustfit::selection::cuda::Workspace;
 
 detail::BracketParams params(int sample_size, float sigmas, double capacity_fraction, std::size_t max_capacity,
-                             bool one_launch = true) {
+                             bool one_launch = true, std::size_t one_block_finish = 4096) {
   detail::BracketParams p;
+  p.one_block_finish = one_block_finish;
   p.sample_size = sample_size;
   p.sigmas = sigmas;
   p.capacity_fraction = capacity_fraction;
@@ -55,6 +56,8 @@ const Case kCases[] = {
     {"block sample 2048", params(0, 3.0f, 0.125, ~std::size_t{0})},
     {"block sample 8192", params(8192, 3.0f, 0.125, ~std::size_t{0})},
     {"block sample 2048, separate kernels", params(0, 3.0f, 0.125, ~std::size_t{0}, false)},
+    {"block sample 2048, one launch, digits to the end", params(0, 3.0f, 0.125, ~std::size_t{0}, true, 0)},
+    {"block sample 8192, one launch, digits to the end", params(8192, 3.0f, 0.125, ~std::size_t{0}, true, 0)},
     {"no margin, separate kernels", params(-1, 0.0f, 0.125, ~std::size_t{0}, false)},
     {"tiny buffer, separate kernels", params(-1, 4.0f, 0.0, 1, false)},
     {"cub sample 2^16", params(1 << 16, 3.0f, 0.125, ~std::size_t{0})},

@@ -40,34 +40,41 @@ struct SampleSelectStorage {
 
 // The keys at ranks wanted[0] and wanted[1] (each in [0, size): every thread's kItems keys
 // together, size = blockDim.x * kItems) and how many keys equal each. Every thread of the block
-// calls it and gets the answers.
+// calls it and gets the answers. With `bits` < the key's width only keys below 2^bits take part
+// (the ranks count among them): the passes start at the digit that holds bit bits - 1.
 template <class Key, int kItems>
 __device__ void select_two_ranks(const Key (&keys)[kItems], const unsigned (&wanted)[2],
-                                 SampleSelectStorage<Key>& storage, Key (&found)[2], unsigned (&repeats)[2]) {
-  constexpr int kBits = static_cast<int>(sizeof(Key) * 8);
+                                 SampleSelectStorage<Key>& storage, Key (&found)[2], unsigned (&repeats)[2],
+                                 int bits = static_cast<int>(sizeof(Key) * 8)) {
   if (threadIdx.x < 2) {
     storage.prefix[threadIdx.x] = 0;
     storage.rank[threadIdx.x] = wanted[threadIdx.x];
   }
-  for (int shift = kBits - kSelectDigitBits; shift >= 0; shift -= kSelectDigitBits) {
+  const int top = (bits + kSelectDigitBits - 1) / kSelectDigitBits * kSelectDigitBits;
+  for (int shift = top - kSelectDigitBits; shift >= 0; shift -= kSelectDigitBits) {
     for (int b = threadIdx.x; b < 2 * kSelectBins; b += blockDim.x) (&storage.counts[0][0])[b] = 0;
     __syncthreads();
     const Key prefix[2] = {storage.prefix[0], storage.prefix[1]};
+    // While both ranks share the prefix (the first digit always) one histogram serves both.
+    const int histograms = prefix[0] == prefix[1] ? 1 : 2;
 #pragma unroll
-    for (int q = 0; q < 2; ++q)
+    for (int q = 0; q < 2; ++q) {
+      if (q == histograms) break;  // block-uniform
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         const bool match = shift_right(keys[j], shift + kSelectDigitBits) == prefix[q];
         // Warp-aggregated: a sample of ties piles into one bin.
         seed::count_in_shared(storage.counts[q], match ? static_cast<int>((keys[j] >> shift) & Key(kSelectBins - 1)) : -1);
       }
+    }
     __syncthreads();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (warp < 2) {  // warp q finds rank q's bin: 8 bins a lane, a scan across the lanes
       constexpr int kPerLane = kSelectBins / 32;
+      const unsigned* counts = storage.counts[histograms == 1 ? 0 : warp];
       unsigned mine[kPerLane], total = 0;
 #pragma unroll
-      for (int j = 0; j < kPerLane; ++j) total += mine[j] = storage.counts[warp][lane * kPerLane + j];
+      for (int j = 0; j < kPerLane; ++j) total += mine[j] = counts[lane * kPerLane + j];
       unsigned inclusive = total;
       for (int d = 1; d < 32; d *= 2) {
         const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);

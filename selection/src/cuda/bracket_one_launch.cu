@@ -8,7 +8,9 @@
 //  3. Every block reads the pass's counts and locates rank k (on lo or hi, outside the bracket,
 //     NaN: done). Inside: radix digits of key - key(lo) over the buffer, each block counting its
 //     share into the digit's counters; grid.sync(); every block chooses the digit from the same
-//     counters.
+//     counters. After the first digit, where two digits or more would remain and at most 4096
+//     values share the prefix, every block appends those values to a small array instead,
+//     grid.sync(), and block 0 selects the rank among them (one grid-wide round, not 4-5).
 //  4. Block 0 writes the answer into pinned host memory.
 // Per call: 1 memset (the counters), 1 cooperative launch, 1 host synchronisation (the
 // separate kernels: 5 launches for floats, 8 for doubles, and a copy back). A miss falls back to
@@ -48,7 +50,12 @@ template <class T>
 struct Counters {
   BracketState<T> counts;
   unsigned long long hist[bracketing::digit_launches(KeyTraits<T>::kBits)][kDigitBins];
+  unsigned long long compacted;  // values appended to the compact array (finish_in_one_block)
 };
+
+// The one-block finish: up to kCompactItems keys a thread of one block.
+constexpr int kCompactItems = 8;
+constexpr unsigned long long kCompactCapacity = static_cast<unsigned long long>(kPassThreads) * kCompactItems;
 
 enum Status : int { kFound = 1, kMiss = 2 };
 
@@ -96,17 +103,73 @@ __device__ void answer_with(Answer<T>* answer, T value, int status, unsigned lon
   __threadfence_system();
 }
 
+// Every block appends the buffer's values that share `prefix` (key - base, `remaining` low bits
+// free) to `compact`, warp by warp; after grid.sync() block 0 selects rank `rank` among them
+// (at most kCompactCapacity: the previous digit's count said so) and answers.
+template <class T>
+__device__ __noinline__ void finish_in_one_block(const T* buffer, std::size_t size, std::size_t stride,
+                                    typename KeyTraits<T>::Key base, typename KeyTraits<T>::Key prefix, int remaining,
+                                    unsigned long long rank, Counters<T>* counters, typename KeyTraits<T>::Key* compact,
+                                    cooperative_groups::grid_group& grid, unsigned char* shared, Answer<T>* answer) {
+  using Key = typename KeyTraits<T>::Key;
+  const unsigned lane = threadIdx.x % 32;
+  constexpr int kLoads = bracketing::kDigitLoads;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride * kLoads) {
+    Key keys[kLoads];
+#pragma unroll
+    for (int j = 0; j < kLoads; ++j) {
+      const std::size_t at = i + j * stride;
+      keys[j] = at < size ? Key(KeyTraits<T>::to_key(__ldcg(&buffer[at])) - base) : Key(0);
+    }
+    const unsigned active = __activemask();
+#pragma unroll
+    for (int j = 0; j < kLoads; ++j) {
+      const bool match = i + j * stride < size && bracketing::shift_right(keys[j], remaining) == prefix;
+      const unsigned matching = __ballot_sync(active, match);
+      if (matching == 0) continue;  // warp-uniform
+      const int leader = __ffs(matching) - 1;
+      unsigned long long first = 0;
+      if (static_cast<int>(lane) == leader)
+        first = atomicAdd(&counters->compacted, static_cast<unsigned long long>(__popc(matching)));
+      first = __shfl_sync(active, first, leader);
+      if (match) compact[first + __popc(matching & ((1u << lane) - 1))] = keys[j];
+    }
+  }
+  grid.sync();
+  if (blockIdx.x != 0) return;
+  const unsigned long long count = __ldcg(&counters->compacted);
+  // The low `remaining` bits: the selection passes only over their digits (padding, all ones,
+  // lies above 2^remaining and takes no part).
+  const Key low = Key(~Key(0)) >> (KeyTraits<T>::kBits - remaining);
+  Key keys[kCompactItems];
+#pragma unroll
+  for (int j = 0; j < kCompactItems; ++j) {
+    const unsigned long long at = std::size_t(threadIdx.x) * kCompactItems + j;
+    keys[j] = at < count ? Key(__ldcg(&compact[at]) & low) : Key(~Key(0));
+  }
+  const unsigned wanted[2] = {static_cast<unsigned>(rank), static_cast<unsigned>(rank)};
+  Key found[2];
+  unsigned repeats[2];
+  bracketing::select_two_ranks<Key, kCompactItems>(keys, wanted,
+                                                   *reinterpret_cast<bracketing::SampleSelectStorage<Key>*>(shared),
+                                                   found, repeats, remaining);
+  answer_with(answer, KeyTraits<T>::from_key(Key(Key(prefix << remaining) | found[0]) + base), kFound, 0ull);
+}
+
 // Two blocks of 512 an SM (64 registers): the pass needs both to keep the memory busy.
 template <class T, int kSampleItems>
 __global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* __restrict__ x, std::size_t head,
                                                                       std::size_t vectors, std::size_t n,
                                                                       std::size_t k, float sigmas,
                                                                       Counters<T>* counters, T* buffer,
-                                                                      std::size_t capacity, Answer<T>* answer) {
+                                                                      std::size_t capacity, Answer<T>* answer,
+                                                                      KeyOf<T>* compact,
+                                                                      unsigned long long compact_limit) {
   using Key = KeyOf<T>;
   extern __shared__ __align__(16) unsigned char shared[];
   __shared__ Key chosen_prefix;
   __shared__ unsigned long long chosen_rank;
+  __shared__ int chosen_bin;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
 
   // 1. The sample and the bracket, in every block alike (block_sample_select.cuh).
@@ -141,6 +204,13 @@ __global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* _
   const std::size_t size = s.cursor;  // <= capacity where rank k is inside
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (int d = 0; remaining > 0; ++d) {
+    // After the first digit few values share the prefix: where two digits or more would remain
+    // (doubles' spans need 5-6 in all), one block finishes them in one grid-wide round.
+    if (d > 0 && remaining > bracketing::kDigitBits && __ldcg(&counters->hist[d - 1][chosen_bin]) <= compact_limit) {
+      finish_in_one_block<T>(buffer, size, stride, base, prefix, remaining, rank, counters, compact, grid, shared,
+                             answer);
+      return;
+    }
     const bracketing::Digit digit = bracketing::next_digit(remaining);
     for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) finish.counts[b] = 0;
     __syncthreads();
@@ -152,6 +222,7 @@ __global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* _
                                              [&](int bin, unsigned long long within) {
                                                chosen_prefix = Key(prefix << digit.width) | Key(bin);
                                                chosen_rank = within;
+                                               chosen_bin = bin;
                                              });
     __syncthreads();
     prefix = chosen_prefix;
@@ -177,12 +248,14 @@ std::optional<Checked<T>> launch(const T* d_values, std::size_t n, std::size_t k
   auto* d_counters = workspace.device_as<Counters<T>>(kBracketControl, 1);
   auto* h_answer = workspace.host_as<Answer<T>>(kBracketControl, 1);
   T* buffer = workspace.device_as<T>(kBracketBuffer, std::max<std::size_t>(shape.capacity, 1));
+  auto* compact = workspace.device_as<KeyOf<T>>(kBracketSample, kCompactCapacity);  // the CUB sample's slot: unused here
+  unsigned long long compact_limit = std::min<unsigned long long>(params.one_block_finish, kCompactCapacity);
   CUDA_CHECK(cudaMemsetAsync(d_counters, 0, sizeof *d_counters, stream));
   *h_answer = Answer<T>{};
   std::size_t head = shape.head, vectors = shape.vectors, size = n, rank = k, capacity = shape.capacity;
   float sigmas = params.sigmas;
   void* args[] = {const_cast<T**>(&d_values), &head, &vectors, &size, &rank, &sigmas,
-                  &d_counters, &buffer, &capacity, &h_answer};
+                  &d_counters, &buffer, &capacity, &h_answer, &compact, &compact_limit};
   if (!launch_cooperative(reinterpret_cast<const void*>(kernel), shape.grid, kPassThreads, args, bytes, stream))
     return std::nullopt;
   CUDA_CHECK(cudaStreamSynchronize(stream));

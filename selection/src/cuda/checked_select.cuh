@@ -50,6 +50,9 @@ struct BracketParams {
   double capacity_fraction = 0.125;
   std::size_t max_capacity = ~std::size_t{0};
   bool one_launch = true;
+  // One launch: after the first finishing digit, at most this many values sharing the prefix are
+  // finished by one block (capped at the kernel's 4096); 0: a digit at a time to the end (tests).
+  std::size_t one_block_finish = 4096;
 };
 
 // The default sample, by n: below 2^25 values a call is bound by its fixed costs and the
