@@ -12,6 +12,7 @@
 #include "robustfit/data/csv_parts.hpp"
 #include "robustfit/data/design.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "robustfit/selection/cuda_automatic.hpp"
 #include "robustfit/selection/gpu.hpp"
 #ifdef ROBUSTFIT_WITH_MPI
 #include "mpi_run.hpp"
@@ -29,6 +30,10 @@ Exact order statistics of a column (no interpolation): the k-th smallest value, 
 minimum and k = n the maximum. A quantile q in [0, 1] is the order statistic k = max(1, ceil(q n))
 (R's quantile type 1); --median is k = ceil(n / 2) (the lower median when n is even);
 --percentiles N gives the N quantiles 0, 1/(N-1), ..., 1 (N = 101: every percentile).
+
+On the GPU, --algorithm auto picks by size, precision and the number of ranks, and the output
+names what it ran: algorithm auto (bracket), say; in JSON the key automatic_choice
+(docs/SELECTION.md).
 
 Under mpirun (mpirun -np N robust-fit select ...) each rank reads only its own part of DATA.csv,
 or its own file with --shard-files, and the ranks select together (DIBMS; the cutting plane for
@@ -118,6 +123,7 @@ std::vector<double> select_on_cpu(const std::vector<double>& values, const std::
 
 struct Selected {
   std::string column, algorithm, backend;
+  std::string automatic_choice;  // what `auto` ran on the GPU (cuda_automatic.hpp); empty otherwise
   std::size_t n = 0;
   std::vector<std::size_t> ranks;
   std::vector<double> values;
@@ -131,6 +137,7 @@ void print_selection(const Selected& s, OutputFormat format) {
     j["column"] = s.column;
     j["n"] = s.n;
     j["algorithm"] = s.algorithm;
+    if (!s.automatic_choice.empty()) j["automatic_choice"] = s.automatic_choice;
     j["backend"] = s.backend;
     if (s.mpi_ranks > 0) {
       j["ranks"] = s.mpi_ranks;
@@ -141,7 +148,9 @@ void print_selection(const Selected& s, OutputFormat format) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << "column " << s.column << ": n = " << s.n << ", algorithm " << s.algorithm << ", backend " << s.backend;
+  std::cout << "column " << s.column << ": n = " << s.n << ", algorithm " << s.algorithm;
+  if (!s.automatic_choice.empty()) std::cout << " (" << s.automatic_choice << ")";
+  std::cout << ", backend " << s.backend;
   if (s.mpi_ranks > 0) std::cout << ", " << s.mpi_ranks << " ranks, " << s.bytes << " bytes communicated per rank";
   std::cout << "\n";
   char line[96];
@@ -245,6 +254,8 @@ int run_select(const std::vector<std::string>& args, Stage stage) {
   s.values = cuda ? selection::cuda_kth_smallest_many<double>(column.values, zero_based(s.ranks), algorithm)
                   : select_on_cpu(column.values, zero_based(s.ranks), algorithm);
   s.algorithm = algorithm == selection::Algorithm::automatic && !cuda ? "nth-element" : a.algorithm;
+  if (algorithm == selection::Algorithm::automatic && cuda)
+    s.automatic_choice = selection::cuda_automatic_description(s.n, zero_based(s.ranks), /*is_double=*/true);
   s.backend = cuda ? "cuda" : "cpu";
   print_selection(s, format);
   return kExitOk;

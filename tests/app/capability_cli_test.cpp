@@ -115,6 +115,11 @@ void select_every_cell(Use use, const std::vector<std::string>& rank_args) {
       EXPECT_EQ(j["backend"], e.backend) << cell;
       // The CPU's automatic choice is reported as what ran.
       EXPECT_EQ(j["algorithm"], e.backend == "cpu" && algorithm == "auto" ? "nth-element" : algorithm) << cell;
+      // The GPU's automatic choice is named beside it (1001 doubles: radix for one rank, multi for 4).
+      if (e.backend == "cuda" && algorithm == "auto")
+        EXPECT_EQ(j.value("automatic_choice", ""), use == Use::single ? "radix" : "multi") << cell;
+      else
+        EXPECT_FALSE(j.contains("automatic_choice")) << cell;
       ASSERT_EQ(j["results"].size(), use == Use::single ? 1u : 4u) << cell;
       for (const auto& r : j["results"])
         EXPECT_EQ(r["value"].get<double>(), c.sorted[r["k"].get<std::size_t>() - 1]) << cell << " k " << r["k"];

@@ -5,21 +5,8 @@
 // sampled_multi_select.cuh); before the others (bucket, sample, multi), one min/max/NaN
 // reduction runs, which also answers k = 0, k = n-1 and min == max directly.
 //
-// Automatic choice (H200 measurements, bench/results/SELECTION.md):
-//   one rank, k = 0 or k = n-1        -> the min/max/NaN reduction alone (one read pass)
-//   one rank, n >= 2^25 (double) or 2^26 (float) -> Floyd–Rivest (one read of the input)
-//   one rank, 2^22 < n below that     -> bracket (Floyd–Rivest finished on the device, in one
-//                                       cooperative launch: radix costs 1.6-18 x its uniform
-//                                       time on ties there)
-//   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values)
-//   many ranks                       -> up to kLoopRanks ranks: the one-rank choice per rank;
-//                                       n >= kSampledMultiMinSize: sampled multiselection up
-//                                       to kSampledMultiMaxFloatRanks float or
-//                                       kSampledMultiMaxRanks double ranks, one sort beyond;
-//                                       smaller n: multi (bucketMultiSelect) for double or at
-//                                       most kMultiMaxFloatRanks float ranks, else one sort
-//   batched                          -> the batched bracket from 2^16 rows and 2^24 values,
-//                                       else batched radix (sort only when asked for)
+// Automatic choice: cuda_automatic.hpp (the thresholds and their measurements in
+// src/cuda_automatic.cpp).
 //
 // What each entry point accepts is the capability table's (robustfit/selection/capabilities.hpp):
 // anything else is rejected with its message. Batched selection runs sort, radix and bracket as
@@ -40,67 +27,11 @@
 #include "input_summary.cuh"
 #include "sampled_multi_select.cuh"
 #include "robustfit/selection/capabilities.hpp"
+#include "robustfit/selection/cuda_automatic.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 
 namespace robustfit::selection::cuda {
 namespace {
-
-// From here Floyd–Rivest. Doubles: its host finish costs less than the bracket's six finishing
-// digits (H200, 2^25: 195 / 200 us against 212 / 217, uniform / normal). Floats: the bracket's one
-// launch with an 8192-key sample is the faster at 2^25 (121 / 127 against 133 / 145 us); from
-// 2^26 its default sample is CUB-sorted and its launches separate (186 against 172 us).
-// bench/results/selection_one_launch_bracket_h200_2026-11-29 (calls e and g).
-constexpr std::size_t kFloydRivestMinDoubles = std::size_t{1} << 25;
-constexpr std::size_t kFloydRivestMinFloats = std::size_t{1} << 26;
-// Between the cooperative radix's sizes and Floyd–Rivest's: bracket selection, in one
-// cooperative launch with a 2048-key sample (8192 from 2^25; bracket_one_launch.cu). H200,
-// 2026-11-29 (bench/results/selection_one_launch_bracket_h200_2026-11-29), medians of 2^24 values: radix
-// took 1.6-6 x (float) and 4-18 x (double) its uniform time on ties (float all equal 164 us,
-// double 760 us), the bracket at most its uniform time; on uniform data it is the faster
-// (float 88 against 110 us, double 138 against 198), on normal-like floats the same (83 / 94),
-// on normal-like doubles the same (138 / 137); at 2^23 within 8 % of radix either way on smooth
-// data and 2-7 x faster on ties. At 2^22 radix's one launch is the faster on smooth data (floats
-// 46-51 against 62-65 us), the bracket on ties only.
-constexpr std::size_t kBracketAutoMinSize = (std::size_t{1} << 22) + 1;
-constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
-constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
-// Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
-// an eighth of n), and it falls back to one sort beyond half of n; below 2^20 values the
-// launches dominate. H100, 2^26 values (bench/results/SELECTION.md, 2026-11-26): 1001 float
-// ranks 1.54 / 1.78 ms (uniform / normal) against one sort's 1.54 / 1.53 ms, 1001 double ranks
-// 1.84 / 2.46 ms against sort 4.39 and multi 3.1 ms; 10001 ranks: sort 1.56-1.65 (float) and
-// 4.45 ms (double) against sampled 2.4 / 5.2 and multi 2.6 / 5.6 ms. So from 2^20 values:
-// sampled multiselection up to 256 float or 1024 double ranks, one sort beyond.
-constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
-constexpr std::size_t kSampledMultiMaxRanks = 1024;
-constexpr std::size_t kSampledMultiMaxFloatRanks = 256;
-
-Algorithm automatic_single(std::size_t n, bool is_double) {
-  if (n >= (is_double ? kFloydRivestMinDoubles : kFloydRivestMinFloats)) return Algorithm::floyd_rivest;
-  return n >= kBracketAutoMinSize ? Algorithm::bracket : Algorithm::radix;
-}
-
-Algorithm automatic_many(std::size_t n, std::size_t count, bool is_double) {
-  if (count <= kLoopRanks) return Algorithm::automatic;  // per rank: automatic_single
-  if (n >= kSampledMultiMinSize)
-    return count <= (is_double ? kSampledMultiMaxRanks : kSampledMultiMaxFloatRanks) ? Algorithm::sampled_multi
-                                                                                      : Algorithm::sort;
-  return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
-}
-
-// Batched: the sampled bracket reads the matrix once where batched radix reads it 3 (float) or
-// 6 (double) times, but costs a sample sort per column and its own launches. H200, 2026-11-23
-// (bench/results/SELECTION.md, "Issue 11 round"): bracket wins from 2^16 rows once the matrix
-// holds 2^24 values (512 x 2^20 float 1.75 -> 0.98 ms, double 5.75 -> 1.71 ms; 20 x 10^6 double
-// 0.27 -> 0.17 ms; 4096 x 2^16 float 2.5 -> 1.1 ms) and loses below (64 x 2^16 float 0.051 vs
-// 0.066 ms; 4096 x 2^12 float 0.097 vs 0.56 ms).
-constexpr std::size_t kBatchedBracketMinColumnRows = std::size_t{1} << 16;
-constexpr std::size_t kBatchedBracketMinValues = std::size_t{1} << 24;
-
-Algorithm automatic_batched(std::size_t rows, std::size_t cols) {
-  return rows >= kBatchedBracketMinColumnRows && rows * cols >= kBatchedBracketMinValues ? Algorithm::bracket
-                                                                                          : Algorithm::radix;
-}
 
 void require_valid(const char* function, std::size_t n, std::size_t k) {
   if (n == 0) throw std::invalid_argument(std::string(function) + ": empty input (n = 0)");
@@ -145,12 +76,14 @@ T select_after_summary(const T* d_values, std::size_t n, std::size_t k, Algorith
 template <class T>
 T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorithm,
              Workspace& workspace, cudaStream_t stream, const char* function) {
-  if (algorithm == Algorithm::automatic && (k == 0 || k == n - 1)) {
-    const auto summary = detail::summarize_input(d_values, n, workspace, stream);
-    if (summary.has_nan) throw_nan(function);
-    return k == 0 ? summary.min : summary.max;
+  if (algorithm == Algorithm::automatic) {
+    algorithm = cuda_automatic_single(n, k);
+    if (algorithm == Algorithm::automatic) {  // k = 0 or n - 1: one min/max/NaN reduction
+      const auto summary = detail::summarize_input(d_values, n, workspace, stream);
+      if (summary.has_nan) throw_nan(function);
+      return k == 0 ? summary.min : summary.max;
+    }
   }
-  if (algorithm == Algorithm::automatic) algorithm = automatic_single(n, std::is_same_v<T, double>);
   switch (algorithm) {
     case Algorithm::bracket:
       return value_or_throw(
@@ -159,7 +92,6 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
       return value_or_throw(detail::floyd_rivest_select_checked(d_values, n, k, detail::FloydRivestParams{},
                                                                 workspace, stream),
                             function);
-    case Algorithm::automatic:
     case Algorithm::radix:
       return value_or_throw(
           detail::radix_select_checked(d_values, n, k, detail::RadixParams{}, workspace, stream),
@@ -180,6 +112,7 @@ T select_one(const T* d_values, std::size_t n, std::size_t k, Algorithm algorith
       kth_smallest_many(d_values, n, &k, 1, &out, algorithm, workspace, stream);
       return out;
     }
+    case Algorithm::automatic:  // resolved above
     case Algorithm::nth_element: break;
   }
   throw std::invalid_argument(std::string(function) + ": " +
@@ -240,7 +173,7 @@ void kth_smallest_many(const T* d_values, std::size_t n, const std::size_t* ks, 
   for (std::size_t i = 0; i < count; ++i) require_valid(kFunction, n, ks[i]);
   if (count == 0) return;
   if (algorithm == Algorithm::automatic)
-    algorithm = automatic_many(n, count, sizeof(T) == sizeof(double));
+    algorithm = cuda_automatic_many(n, count, sizeof(T) == sizeof(double));
   if (algorithm == Algorithm::sampled_multi) {
     if (detail::sampled_multi_select_checked(d_values, n, ks, count, out, detail::SampledMultiParams{},
                                              workspace, stream))
@@ -277,7 +210,7 @@ void kth_smallest_batched(const T* d_matrix, std::size_t rows, std::size_t cols,
                                 std::to_string(ld) + " is smaller than rows = " +
                                 std::to_string(rows));
   if (cols == 0) return;
-  if (algorithm == Algorithm::automatic) algorithm = automatic_batched(rows, cols);
+  if (algorithm == Algorithm::automatic) algorithm = cuda_automatic_batched(rows, cols);
   switch (algorithm) {
     case Algorithm::sort:
       detail::batched_sort_select(d_matrix, rows, cols, ld, k, d_out, workspace, stream);
