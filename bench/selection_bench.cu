@@ -10,7 +10,7 @@
 //                         [--sizes 20,28]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.
 // --sizes keeps only those log2 sizes in the single, multi, multi-phases and tune-multi sections;
-// the single section runs any size it names, 2^20-2^28 by default.)
+// the single and tune-bracket sections run any size it names, 2^20-2^28 by default.)
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,7 @@
 #include "../selection/src/cuda/batched_bracket.cuh"       // tuning knobs: batched bracket
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cuda/select.hpp"
+#include "robustfit/selection/cuda_automatic.hpp"
 #include "robustfit/selection/gpu.hpp"
 
 namespace {
@@ -75,12 +77,25 @@ bool size_wanted(const Options& options, int log_n) {
 using robustfit::bench::has;
 using robustfit::bench::split;
 
+// A section's log2 sizes: every --sizes entry (the odd powers included: `auto` changes algorithm
+// between them), else its defaults (the --quick ones with --quick).
+std::vector<int> sizes_or(const Options& options, std::vector<int> defaults, std::vector<int> quick) {
+  std::vector<int> log_sizes = options.quick ? std::move(quick) : std::move(defaults);
+  if (!options.log_sizes.empty()) {
+    log_sizes.clear();
+    for (const std::string& entry : options.log_sizes) log_sizes.push_back(std::stoi(entry));
+  }
+  for (const int log_n : log_sizes) size_wanted(options, log_n);  // recorded as run
+  return log_sizes;
+}
+
 struct Row {
   std::string section, algorithm, type, distribution, shape;
   std::size_t n = 0, k = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, gbps = 0, floor_ms = 0, sort_ms = 0;
   int mismatches = 0;
   std::string error;
+  std::string auto_choice;  // auto's rows: what it ran (cuda_automatic.hpp)
 };
 
 std::vector<Row> g_rows;
@@ -162,6 +177,9 @@ double floor_ms(const RotatedInput<T>& input, int runs) {
   return t.median;
 }
 
+template <class T>
+constexpr bool kIsDouble = sizeof(T) == sizeof(double);
+
 const char* type_name(float) { return "float"; }
 const char* type_name(double) { return "double"; }
 
@@ -184,6 +202,8 @@ void bench_single_case(const Options& options, gpu::Workspace& workspace,
       if (gpu::kth_smallest(input.copies[i], n, k, algorithm, workspace) != expected) ++mismatches;
     });
     g_rows.back().mismatches = mismatches;
+    if (algorithm == Algorithm::automatic)
+      g_rows.back().auto_choice = robustfit::selection::cuda_automatic_description(n, std::span(&k, 1), kIsDouble<T>);
   }
 }
 
@@ -194,15 +214,7 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
                             Algorithm::sample, Algorithm::floyd_rivest, Algorithm::bracket, Algorithm::automatic})
     if (a == Algorithm::sort || options.algorithms.empty() || has(options.algorithms, algorithm_name(a)))
       algorithms.push_back(a);
-  // Any size named by --sizes (the odd powers included: `auto` changes algorithm between them).
-  std::vector<int> log_sizes{20, 22, 24, 26, 28};
-  if (options.quick) log_sizes = {20, 24};
-  if (!options.log_sizes.empty()) {
-    log_sizes.clear();
-    for (const std::string& entry : options.log_sizes) log_sizes.push_back(std::stoi(entry));
-  }
-  for (const int log_n : log_sizes) {
-    if (!size_wanted(options, log_n)) continue;
+  for (const int log_n : sizes_or(options, {20, 22, 24, 26, 28}, {20, 24})) {
     const std::size_t n = std::size_t{1} << log_n;
     std::vector<Distribution> dists;
     if (log_n <= 24 && !options.quick) {
@@ -317,6 +329,8 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
             if (got != expected) ++mismatches;
           });
           g_rows.back().mismatches = mismatches;
+          if (algorithm == Algorithm::automatic)
+            g_rows.back().auto_choice = robustfit::selection::cuda_automatic_description(n, ks, kIsDouble<T>);
         }
         for (const auto& [name, params] : sampled_multi_variants(false, count)) {
           if (!options.algorithms.empty() && !has(options.algorithms, "sampled-multi")) break;
@@ -557,12 +571,16 @@ void bench_batched(const Options& options, gpu::Workspace& workspace) {
     for (const std::size_t k : {shape.rows / 2, shape.rows / 2 + 5}) {
       const std::vector<T> expected = batched_reference(input, k, d_expected, workspace);
       double sort_ms = 0;
-      for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix, Algorithm::bracket, Algorithm::automatic})
+      for (const Algorithm algorithm : {Algorithm::sort, Algorithm::radix, Algorithm::bracket, Algorithm::automatic}) {
         batched_row(options, input, "batched", algorithm_name(algorithm), k, expected, d_out, sort_ms,
                     [&](const T* matrix, T* out) {
                       gpu::kth_smallest_batched(matrix, shape.rows, shape.cols, shape.rows, k, out, algorithm,
                                                 workspace);
                     });
+        if (algorithm == Algorithm::automatic)
+          g_rows.back().auto_choice =
+              algorithm_name(robustfit::selection::cuda_automatic_batched(shape.rows, shape.cols));
+      }
     }
     cudaFree(d_expected);
     cudaFree(d_out);
@@ -659,8 +677,7 @@ void bench_tune(const Options& options, gpu::Workspace& workspace) {
 // ones. Rows bracket-s<sample>-sig<sigmas>.
 template <class T>
 void bench_tune_bracket(const Options& options, gpu::Workspace& workspace) {
-  for (const int log_n : {20, 22, 24, 26, 28}) {
-    if (options.quick && log_n > 24) continue;
+  for (const int log_n : sizes_or(options, {20, 22, 24, 26, 28}, {20, 22, 24})) {
     const std::size_t n = std::size_t{1} << log_n;
     std::vector<Distribution> dists{Distribution::uniform, Distribution::normal};
     if (log_n == 24)
@@ -693,7 +710,7 @@ void bench_tune_bracket(const Options& options, gpu::Workspace& workspace) {
 void write_csv(const std::string& path) {
   std::ofstream out(path);
   out << "section,algorithm,type,distribution,shape,n,k,median_ms,min_ms,max_ms,gbps,floor_ms,"
-         "time_over_floor,sort_ms,speedup_vs_sort,mismatches,error\n";
+         "time_over_floor,sort_ms,speedup_vs_sort,mismatches,error,auto_choice\n";
   for (const Row& r : g_rows) {
     const bool ok = r.error.empty();
     out << r.section << ',' << r.algorithm << ',' << r.type << ',' << r.distribution << ','
@@ -701,7 +718,7 @@ void write_csv(const std::string& path) {
         << r.max_ms << ',' << r.gbps << ',' << r.floor_ms << ','
         << (ok && r.floor_ms > 0 ? r.median_ms / r.floor_ms : 0) << ',' << r.sort_ms << ','
         << (ok && r.median_ms > 0 && r.sort_ms > 0 ? r.sort_ms / r.median_ms : 0) << ','
-        << r.mismatches << ",\"" << r.error << "\"\n";
+        << r.mismatches << ",\"" << r.error << "\",\"" << r.auto_choice << "\"\n";
   }
 }
 
@@ -730,7 +747,7 @@ void write_json(const std::string& path, const Options& options) {
         << ",\"median_ms\":" << r.median_ms << ",\"min_ms\":" << r.min_ms
         << ",\"max_ms\":" << r.max_ms << ",\"floor_ms\":" << r.floor_ms
         << ",\"sort_ms\":" << r.sort_ms << ",\"mismatches\":" << r.mismatches
-        << ",\"error\":\"" << json_escape(r.error) << "\"}" << (i + 1 < g_rows.size() ? ",\n" : "\n");
+        << ",\"error\":\"" << json_escape(r.error) << "\",\"auto_choice\":\"" << r.auto_choice << "\"}" << (i + 1 < g_rows.size() ? ",\n" : "\n");
   }
   out << "]}\n";
 }

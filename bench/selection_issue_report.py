@@ -2,8 +2,9 @@
 """Issue 11's report (selection at the memory floor) from one run of bench_selection_bench and,
 optionally, bench/peers/selection_peers.py in the same call on the same machine.
 
-For every shape the issue names: what `auto` took (the uniform input, and the normal one where
-the section runs it), its ratio to the one-pass floor of the same run, sort & choose, the fastest
+For every shape the issue names: what `auto` ran (the bench's auto_choice column: the library's
+cuda_automatic.hpp), its time (the uniform input, and the normal one where the section runs it),
+its ratio to the one-pass floor of the same run, sort & choose, the fastest
 peer on that shape, the issue's target and whether it is met; then, per single-rank size, the
 slowest distribution against uniform (the issue: within 2 x). Standard library only.
 
@@ -72,15 +73,25 @@ def index_bench(rows):
     return table
 
 
+def peer_key(row):
+    """(section, type, size, ranks) of a peer row: single shapes "2^N" become N, multi shapes
+    "R ranks 2^N" become (N, R), batched shapes stay as they are (one rank a column)."""
+    section, shape = row["section"], row["shape"]
+    if section == "single" and shape.startswith("2^"):
+        return section, row["type"], int(shape[2:]), 1
+    if section == "multi":
+        ranks, _, size = shape.split()
+        return section, row["type"], int(size[2:]), int(ranks)
+    return section, row["type"], shape, 1
+
+
 def fastest_peers(rows):
-    """{(section, type, shape): (ms, peer)}; single shapes "2^N" become N."""
+    """{(section, type, size, ranks): (ms, peer)}."""
     best = {}
     for row in rows:
-        if row.get("error") or not row.get("median_ms"):
+        if row.get("error") or not row.get("median_ms") or float(row["median_ms"]) <= 0:
             continue
-        shape = row["shape"]
-        size = int(shape[2:]) if row["section"] == "single" and shape.startswith("2^") else shape
-        key = (row["section"], row["type"], size)
+        key = peer_key(row)
         ms = float(row["median_ms"])
         if key not in best or ms < best[key][0]:
             best[key] = (ms, row["peer"])
@@ -104,24 +115,33 @@ def verdict(kind, target, auto_ms, floor_ms, reference_ms):
             "met" if auto_ms <= target * reference_ms else "not met")
 
 
+def choice(uniform, normal):
+    """What auto ran on the uniform (and, where different, the normal) input; "—" for CSVs from
+    before the bench recorded it."""
+    names = [row.get("auto_choice") or "" for row in (uniform, normal) if row is not None]
+    names = [name for i, name in enumerate(names) if name and name not in names[:i]]
+    return " / ".join(names) if names else "—"
+
+
 def shape_table(bench, peers):
-    lines = ["| shape | `auto` uniform / normal (ms) | x floor | sort (ms) | fastest peer (ms) | target | |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| shape | `auto` ran | `auto` uniform / normal (ms) | x floor | sort (ms) | fastest peer (ms) | target | |",
+             "|---|---|---|---|---|---|---|---|"]
     missing = []
     for section, type_, size, ranks, kind, target, label in SHAPES:
         key = (section, type_, size, ranks)
-        uniform = bench.get((key, "uniform", "auto"))
+        # The batched section's one input is "normal-like"; the others have uniform and normal.
+        uniform = bench.get((key, "uniform", "auto")) or bench.get((key, "normal-like", "auto"))
         if uniform is None:
             missing.append(label)
             continue
         auto_ms, floor_ms = float(uniform["median_ms"]), float(uniform["floor_ms"])
         normal = bench.get((key, "normal", "auto"))
         both = ms(auto_ms) + (f" / {ms(float(normal['median_ms']))}" if normal else "")
-        peer = peers.get((section, type_, size))
+        peer = peers.get(key)
         peer_text = f"{ms(peer[0])} ({peer[1]})" if peer else "—"
         reference = bench.get(((section, type_, size, 101), "uniform", "auto")) if kind == "of101" else None
         goal, status = verdict(kind, target, auto_ms, floor_ms, float(reference["median_ms"]) if reference else None)
-        lines.append(f"| {label} | {both} | {auto_ms / floor_ms:.2f} | {ms(float(uniform['sort_ms']))} | "
+        lines.append(f"| {label} | {choice(uniform, normal)} | {both} | {auto_ms / floor_ms:.2f} | {ms(float(uniform['sort_ms']))} | "
                      f"{peer_text} | {goal} | {status} |")
     return lines, missing
 

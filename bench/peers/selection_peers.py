@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Times the selection peers on the GPU: torch.median, torch.topk(k=n/2), torch.kthvalue
-(batched, dim=1), cupy.partition, and the one-pass floor (torch.amax), on the sizes and types
+(batched, dim=1), cupy.partition, many ranks (torch sort + gather, torch.quantile, cupy.partition
+with every rank), and the one-pass floor (torch.amax), on the sizes and types
 of bench/selection_bench.cu. CUDA events after warm-up; median / min / max of --runs calls;
 inputs smaller than ~3x the L2 are rotated among copies. Writes CSV.
 
@@ -73,6 +74,51 @@ def single(rows, runs, quick):
             print(f"single {name} 2^{log_n} done", file=sys.stderr)
 
 
+def spaced_ranks(n, count):
+    """count ranks spread evenly over 0 .. n - 1, as the bench's multi section asks for."""
+    return [round(i * (n - 1) / (count - 1)) for i in range(count)]
+
+
+def multi(rows, runs, quick):
+    """Many ranks of one vector: sort and gather (torch), cupy.partition with every rank, and
+    torch.quantile where its input limit allows."""
+    sizes = [24] if quick else [24, 26, 28]
+    for dtype, name in ((torch.float32, "float"), (torch.float64, "double")):
+        for log_n in sizes:
+            n = 1 << log_n
+            inputs = rotated(lambda: torch.randn(n, device="cuda", dtype=dtype),
+                             n * torch.tensor([], dtype=dtype).element_size())
+            floor = time_calls(lambda x: torch.amax(x), inputs, runs)[0]
+            for count in (101, 1001) if log_n == 26 else (101,):
+                ks = spaced_ranks(n, count)
+                ks_t = torch.tensor(ks, device="cuda")
+                qs = torch.tensor([k / (n - 1) for k in ks], device="cuda", dtype=dtype)
+                cases = [
+                    ("torch.sort+gather", lambda x: torch.sort(x).values[ks_t]),
+                    ("torch.quantile(lower)", lambda x: torch.quantile(x, qs, interpolation="lower")),
+                ]
+                shape = f"{count} ranks 2^{log_n}"
+                for label, fn in cases:
+                    try:
+                        t = time_calls(fn, inputs, runs)
+                        rows.append(["multi", label, name, shape, n, *t, floor, ""])
+                    except RuntimeError as error:  # out of memory or size limits (quantile: 2^24)
+                        rows.append(["multi", label, name, shape, n, 0, 0, 0, floor, str(error)[:80]])
+                        torch.cuda.empty_cache()
+                if cupy is not None:
+                    cinputs = [cupy.asarray(x) for x in inputs]
+                    try:
+                        t = time_calls(lambda x: cupy.partition(x, ks), cinputs, runs)
+                        rows.append(["multi", "cupy.partition(ranks)", name, shape, n, *t, floor, ""])
+                    except Exception as error:  # noqa: BLE001 (CuPy raises several kinds)
+                        rows.append(["multi", "cupy.partition(ranks)", name, shape, n, 0, 0, 0, floor,
+                                     str(error)[:80]])
+                    del cinputs
+            del inputs
+            torch.cuda.empty_cache()
+            print(f"multi {name} 2^{log_n} done", file=sys.stderr)
+
+
 def batched(rows, runs, quick):
     for dtype, name in ((torch.float32, "float"), (torch.float64, "double")):
         for cols in (64, 512, 4096):
@@ -107,6 +153,7 @@ def main():
     args = parser.parse_args()
     rows = []
     single(rows, args.runs, args.quick)
+    multi(rows, args.runs, args.quick)
     batched(rows, args.runs, args.quick)
     with open(args.out, "w", newline="") as f:
         out = csv.writer(f)
