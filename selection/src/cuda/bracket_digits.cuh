@@ -42,8 +42,11 @@ using DigitScan = cub::BlockScan<unsigned long long, kThreads>;
 
 // Scans `hist` (complete: every block's counts added) with the block's kThreads threads; the
 // thread whose bins hold `rank` calls found(bin, rank within the bin). `clear`: zeroes the
-// counters as they are read (for the next digit). Reads past L1: other blocks wrote them.
-template <int kThreads, class Found>
+// counters as they are read (for the next digit). kPastL1: reads past L1 (other blocks wrote
+// the counters in this kernel, and this block may have read them before); plain loads where
+// the block reads them once, after the writers are done (radix select: a read past L1 cost
+// ~1 us a digit at 2^20 values on the H200).
+template <int kThreads, bool kPastL1 = true, class Found>
 __device__ __forceinline__ void find_digit_bin(unsigned long long* hist, unsigned long long rank, bool clear,
                                                typename DigitScan<kThreads>::TempStorage& storage, Found found) {
   static_assert(kDigitBins % kThreads == 0);
@@ -53,7 +56,7 @@ __device__ __forceinline__ void find_digit_bin(unsigned long long* hist, unsigne
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
     const int b = threadIdx.x * kPerThread + j;
-    mine[j] = __ldcg(&hist[b]);
+    mine[j] = kPastL1 ? __ldcg(&hist[b]) : hist[b];
     if (clear) hist[b] = 0;
     total += mine[j];
   }

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "algorithms.cuh"
+#include "bracket_digits.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
 #include "key_traits.cuh"
@@ -29,6 +30,7 @@ namespace {
 
 constexpr int kDigitBits = 11;
 constexpr int kBins = 1 << kDigitBits;
+static_assert(kBins == bracketing::kDigitBins, "radix's digits are the bracket's: one scan (find_digit_bin) for both");
 constexpr int kPassThreads = 512;
 constexpr int kItemsPerThread = 4;  // loads in flight per thread per step
 constexpr int kFindThreads = 1024;
@@ -131,31 +133,15 @@ __global__ __launch_bounds__(kPassThreads) void radix_pass(
 template <class Key>
 __global__ __launch_bounds__(kFindThreads) void radix_find(unsigned long long* hist,
                                                            RadixState<Key>* state, int width) {
-  using Scan = cub::BlockScan<unsigned long long, kFindThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  constexpr int kPerThread = kBins / kFindThreads;
-  unsigned long long counts[kPerThread];
-  unsigned long long total = 0;
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    const int b = threadIdx.x * kPerThread + j;
-    counts[j] = hist[b];
-    hist[b] = 0;
-    total += counts[j];
-  }
-  unsigned long long below = 0;
-  Scan(scan_storage).ExclusiveSum(total, below);
+  __shared__ typename bracketing::DigitScan<kFindThreads>::TempStorage scan_storage;
   const unsigned long long k = state->k;
   const Key prefix = state->prefix;
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    if (k >= below && k < below + counts[j]) {
-      state->prefix = (prefix << width) | Key(threadIdx.x * kPerThread + j);
-      state->k = k - below;
-    }
-    below += counts[j];
-  }
+  __syncthreads();  // every thread has read the state before the finding thread writes it
+  bracketing::find_digit_bin<kFindThreads, false>(hist, k, /*clear=*/true, scan_storage,
+                                           [&](int bin, unsigned long long within) {
+                                             state->prefix = (prefix << width) | Key(bin);
+                                             state->k = within;
+                                           });
   if (threadIdx.x == 0) {
     state->src_count = state->cursor;
     state->cursor = 0;
@@ -177,11 +163,9 @@ __global__ __launch_bounds__(kPassThreads) void radix_one_launch(const T* x, std
                                                                  unsigned long long* hist, unsigned long long* nans,
                                                                  OneLaunchAnswer<typename KeyTraits<T>::Key>* answer) {
   using Key = typename KeyTraits<T>::Key;
-  using Scan = cub::BlockScan<unsigned long long, kPassThreads>;
   constexpr int kBits = KeyTraits<T>::kBits;
-  constexpr int kBinsPerThread = kBins / kPassThreads;
   __shared__ unsigned int counts[kBins];
-  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ typename bracketing::DigitScan<kPassThreads>::TempStorage scan_storage;
   __shared__ Key chosen_prefix;
   __shared__ unsigned long long chosen_k;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
@@ -215,22 +199,11 @@ __global__ __launch_bounds__(kPassThreads) void radix_one_launch(const T* x, std
     if (pass == 0 && block_nans != 0) atomicAdd(nans, block_nans);
     grid.sync();  // every block's counts are in pass_hist
     // The bin holding rank k (radix_find's scan, with this block's threads).
-    unsigned long long bins[kBinsPerThread], total = 0;
-#pragma unroll
-    for (int j = 0; j < kBinsPerThread; ++j) {
-      bins[j] = pass_hist[threadIdx.x * kBinsPerThread + j];
-      total += bins[j];
-    }
-    unsigned long long below = 0;
-    Scan(scan_storage).ExclusiveSum(total, below);
-#pragma unroll
-    for (int j = 0; j < kBinsPerThread; ++j) {
-      if (k >= below && k < below + bins[j]) {
-        chosen_prefix = (prefix << digit_width(kBits, pass)) | Key(threadIdx.x * kBinsPerThread + j);
-        chosen_k = k - below;
-      }
-      below += bins[j];
-    }
+    bracketing::find_digit_bin<kPassThreads, false>(pass_hist, k, /*clear=*/false, scan_storage,
+                                             [&](int bin, unsigned long long within) {
+                                               chosen_prefix = (prefix << digit_width(kBits, pass)) | Key(bin);
+                                               chosen_k = within;
+                                             });
     __syncthreads();
     prefix = chosen_prefix;
     k = chosen_k;
