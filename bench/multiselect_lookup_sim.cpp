@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "band_table.hpp"
 #include "list_options.hpp"
 #include "robustfit/data/distributions.hpp"
 
@@ -34,19 +35,11 @@ struct Options {
   std::vector<std::string> types{"float", "double"};
 };
 
-// Order-preserving unsigned keys (as key_traits.cuh), with the sign and exponent on top.
-template <class T> struct Bits;
-template <> struct Bits<float> { using Key = std::uint32_t; static constexpr int kMantissa = 23; };
-template <> struct Bits<double> { using Key = std::uint64_t; static constexpr int kMantissa = 52; };
+template <class T>
+using Bits = robustfit::bench::BandBits<T>;
 
 template <class T>
-typename Bits<T>::Key key_of(T v) {
-  using Key = typename Bits<T>::Key;
-  constexpr Key kSign = Key{1} << (sizeof(Key) * 8 - 1);
-  Key u;
-  std::memcpy(&u, &v, sizeof u);
-  return (u & kSign) ? ~u : (u | kSign);
-}
+typename Bits<T>::Key key_of(T v) { return robustfit::bench::band_key(v); }
 
 // Sum of the populations of the distinct buckets listed in `wanted` (-1: answered, no copy).
 std::size_t candidates(const std::vector<std::size_t>& population, std::vector<long long> wanted) {
@@ -62,7 +55,6 @@ template <class T>
 void simulate(const Options& options) {
   using Key = typename Bits<T>::Key;
   constexpr int kMantissa = Bits<T>::kMantissa;
-  constexpr int kBands = 1 << (sizeof(Key) * 8 - kMantissa);
   const std::size_t n = std::size_t{1} << options.log_n;
   std::printf("\n%s, n = 2^%d, %d ranks, sample %d: edges %d | band table of ~%d ranges\n", sizeof(T) == 4 ? "float" : "double",
               options.log_n, options.ranks, options.sample, options.edges, options.ranges);
@@ -101,30 +93,18 @@ void simulate(const Options& options) {
     const std::size_t by_edges = candidates(bucket_population, wanted_buckets);
 
     // Band table: ranges per band a power of two >= ranges * share, at least one.
-    std::vector<double> share(kBands, 0.0);
-    for (const Key k : sample) share[k >> kMantissa] += 1.0 / options.sample;
-    std::vector<int> shift(kBands);
-    std::vector<std::size_t> offset(kBands + 1, 0);
-    for (int b = 0; b < kBands; ++b) {
-      int bits = 0;
-      while (bits < kMantissa && static_cast<double>(std::uint64_t{1} << bits) < options.ranges * share[b]) ++bits;
-      shift[b] = kMantissa - bits;
-      offset[b + 1] = offset[b] + (std::size_t{1} << bits);
-    }
-    auto range = [&](Key k) {
-      const auto b = static_cast<std::size_t>(k >> kMantissa);
-      return offset[b] + static_cast<std::size_t>((k & ((Key{1} << kMantissa) - 1)) >> shift[b]);
-    };
-    std::vector<std::size_t> range_population(offset[kBands]);
+    const auto table = robustfit::bench::make_band_table<T>(sample, options.ranges);
+    auto range = [&](Key k) { return table.range(k); };
+    std::vector<std::size_t> range_population(table.ranges());
     for (const Key k : keys) ++range_population[range(k)];
     std::vector<long long> wanted_ranges;
     for (const Key k : wanted_keys)
-      wanted_ranges.push_back(shift[k >> kMantissa] == 0 ? -1 : static_cast<long long>(range(k)));
+      wanted_ranges.push_back(table.shift[k >> kMantissa] == 0 ? -1 : static_cast<long long>(range(k)));
     const std::size_t by_bands = candidates(range_population, wanted_ranges);
 
     std::printf("%-24s %11.2f%% %11.2f%% %12zu\n", std::string(robustfit::data::to_string(d)).c_str(),
                 100.0 * static_cast<double>(by_edges) / static_cast<double>(n),
-                100.0 * static_cast<double>(by_bands) / static_cast<double>(n), offset[kBands]);
+                100.0 * static_cast<double>(by_bands) / static_cast<double>(n), table.ranges());
   }
 }
 
