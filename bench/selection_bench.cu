@@ -253,7 +253,10 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
                                                                                        std::size_t ranks) {
   std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
   if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
+  // The edges alone (the band table declines to them on ties), then the edges' own knobs.
   detail::SampledMultiParams p;
+  p.band_ranges = 0;
+  variants.emplace_back("sampled-multi-edges", p);
   p.segmented = false;
   p.interleaved_count = false;
   p.block_sample = false;
@@ -262,11 +265,13 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
   p.pass_blocks_per_sm = 2;
   variants.emplace_back("sampled-multi-sortfinish", p);
   p = {};
+  p.band_ranges = 0;
   p.interleaved_count = true;
   p.block_sample = false;
   p.sample_size = 1 << 15;
   variants.emplace_back("sampled-multi-ilv", p);
   p = {};
+  p.band_ranges = 0;
   p.interleaved_count = false;
   p.block_sample = true;
   p.sample_size = 1 << 14;
@@ -358,6 +363,27 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
 // shared memory of edges and table) and the counting read, for 101 and 1001 ranks, at 2^24,
 // 2^26 and 2^28 values (1001 ranks at 2^24 only). Rows named
 // sampled-multi-e<edges>-t<bins>-b<blocks per SM>-<seq|ilv>.
+// One tune-multi row: sampled multiselection with `params`, checked against `expected`.
+template <class T>
+void tune_multi_row(const Options& options, const RotatedInput<T>& input, double floor, Distribution dist,
+                    const std::vector<std::size_t>& ks, const std::vector<T>& expected,
+                    const detail::SampledMultiParams& params, gpu::Workspace& workspace, const std::string& name) {
+  const std::size_t n = input.n, count = ks.size();
+  std::vector<T> got(count);
+  Row row{"tune", name, type_name(T{}), std::string(robustfit::data::to_string(dist)), std::to_string(count) + " ranks",
+          n, count};
+  row.floor_ms = floor;
+  int mismatches = 0;
+  double no_baseline = 0;
+  time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
+    if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params, workspace,
+                                             nullptr) ||
+        got != expected)
+      ++mismatches;
+  });
+  g_rows.back().mismatches = mismatches;
+}
+
 template <class T>
 void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
   for (const int log_n : {24, 26, 28}) {
@@ -370,30 +396,29 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
       for (const std::size_t count : {101, 1001}) {
         if (count == 1001 && log_n != 24) continue;
         const std::vector<std::size_t> ks = spaced_ranks(n, count);
-        std::vector<T> expected(count), got(count);
+        std::vector<T> expected(count);
         gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(), Algorithm::sort, workspace);
         for (const int edges : {1024, 2048, 4096})
           for (const int bins : {4096, 8192, 16384})
             for (const int blocks : {2, 3, 4})
               for (const bool interleaved : {false, true}) {
                 detail::SampledMultiParams params;
+                params.band_ranges = 0;  // the edges alone
                 params.edges = edges, params.table_bins = bins, params.pass_blocks_per_sm = blocks;
                 params.interleaved_count = interleaved;
-                Row row{"tune", "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-b" +
-                                    std::to_string(blocks) + (interleaved ? "-ilv" : "-seq"),
-                        type_name(T{}), std::string(robustfit::data::to_string(dist)),
-                        std::to_string(count) + " ranks", n, count};
-                row.floor_ms = floor;
-                int mismatches = 0;
-                double no_baseline = 0;
-                time_into_row(row, options.runs, input.copies.size(), n * sizeof(T), no_baseline, [&](std::size_t i) {
-                  if (detail::sampled_multi_select_checked(input.copies[i], n, ks.data(), count, got.data(), params,
-                                                           workspace, nullptr) ||
-                      got != expected)
-                    ++mismatches;
-                });
-                g_rows.back().mismatches = mismatches;
+                tune_multi_row(options, input, floor, dist, ks, expected, params, workspace,
+                               "sampled-multi-e" + std::to_string(edges) + "-t" + std::to_string(bins) + "-b" +
+                                   std::to_string(blocks) + (interleaved ? "-ilv" : "-seq"));
               }
+        // The band table: ranges wanted and the sample that shares them out.
+        for (const int ranges : {2048, 4096, 8192, 16384, detail::kBandMaxRanges})
+          for (const int sample : {1 << 14, 1 << 15, 1 << 16}) {
+            detail::SampledMultiParams params;
+            params.band_ranges = ranges;
+            params.sample_size = sample;
+            tune_multi_row(options, input, floor, dist, ks, expected, params, workspace,
+                           "sampled-multi-bands-r" + std::to_string(ranges) + "-s" + std::to_string(sample));
+          }
       }
       std::fprintf(stderr, "tune-multi %s n=2^%d done\n", type_name(T{}), log_n);
     }

@@ -33,7 +33,21 @@ struct Case {
   detail::SampledMultiParams params;
 };
 
-// Defaults (the segmented finish); always the fallback; one edge (three buckets: everything is
+// The band table first (the default: band_multi_select.cu), the edges where it declines.
+detail::SampledMultiParams edges_only(detail::SampledMultiParams p) {
+  p.band_ranges = 0;
+  return p;
+}
+detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fraction = 0.5, long long capacity = -1) {
+  detail::SampledMultiParams p;
+  p.band_ranges = ranges;
+  p.sample_size = sample;
+  p.max_candidate_fraction = fraction;
+  p.initial_capacity = capacity;
+  return p;
+}
+
+// Defaults (the band table, the segmented finish); then the edges alone: always the fallback; one edge (three buckets: everything is
 // a candidate, many ranks share a bucket, segments of half the input); a table of one range
 // (binary search over all edges); a tiny sample (most ranks far from an edge); the largest edge
 // set and table (the most shared memory per block); the first version's finish (CUB sort of
@@ -42,24 +56,33 @@ struct Case {
 // steps over a one-range table, and with three edges); the one-block samples (16384 and 8192
 // keys), the latter with three blocks per multiprocessor; few edges (segments long enough for the
 // first digit to be counted by several blocks per rank: from 2^19 values with 16 edges); one
-// edge with the first digit counted by one block per rank.
+// edge with the first digit counted by one block per rank. The band table's: a tiny sample
+// (ranges of few sampled keys), 16 ranges (long segments, many candidates), a one-key buffer
+// (the second compaction), more ranges than it holds and no room for candidates (the edges
+// answer: the second then sorts).
 const Case kCases[] = {{"default", {}},
-                       {"forced fallback", {1 << 15, 4096, 8192, -1.0}},
-                       {"one edge", {1 << 15, 1, 8192, 2.0}},
-                       {"one-range table", {1 << 12, 4096, 1, 2.0}},
-                       {"tiny sample", {7, 3, 2, 2.0}},
-                       {"largest tables", {1 << 15, 8192, 16384, 2.0}},
-                       {"sort finish", {1 << 15, 0, 8192, 0.5, false}},
-                       {"retry", {1 << 15, 0, 8192, 0.5, true, 1}},
-                       {"one edge, retry", {1 << 15, 1, 8192, 2.0, true, 1}},
-                       {"one edge, sort finish", {1 << 15, 1, 8192, 2.0, false}},
-                       {"interleaved count", {1 << 15, 0, 8192, 0.5, true, -1, true}},
-                       {"interleaved, one-range table", {1 << 12, 4096, 1, 2.0, true, -1, true}},
-                       {"interleaved, tiny sample", {7, 3, 2, 2.0, true, -1, true}},
-                       {"block sample", {1 << 14, 0, 8192, 0.5, true, -1, false, 2, true}},
-                       {"block sample 8192, interleaved, 3 blocks", {1 << 13, 2048, 4096, 0.5, true, -1, true, 3, true}},
-                       {"16 edges (first digit split)", {1 << 15, 16, 8192, 2.0}},
-                       {"one edge, first digit unsplit", {1 << 15, 1, 8192, 2.0, true, -1, false, 0, false, false}}};
+                       {"forced fallback", edges_only({1 << 15, 4096, 8192, -1.0})},
+                       {"one edge", edges_only({1 << 15, 1, 8192, 2.0})},
+                       {"one-range table", edges_only({1 << 12, 4096, 1, 2.0})},
+                       {"tiny sample", edges_only({7, 3, 2, 2.0})},
+                       {"largest tables", edges_only({1 << 15, 8192, 16384, 2.0})},
+                       {"sort finish", edges_only({1 << 15, 0, 8192, 0.5, false})},
+                       {"retry", edges_only({1 << 15, 0, 8192, 0.5, true, 1})},
+                       {"one edge, retry", edges_only({1 << 15, 1, 8192, 2.0, true, 1})},
+                       {"one edge, sort finish", edges_only({1 << 15, 1, 8192, 2.0, false})},
+                       {"interleaved count", edges_only({1 << 15, 0, 8192, 0.5, true, -1, true})},
+                       {"interleaved, one-range table", edges_only({1 << 12, 4096, 1, 2.0, true, -1, true})},
+                       {"interleaved, tiny sample", edges_only({7, 3, 2, 2.0, true, -1, true})},
+                       {"block sample", edges_only({1 << 14, 0, 8192, 0.5, true, -1, false, 2, true})},
+                       {"block sample 8192, interleaved, 3 blocks", edges_only({1 << 13, 2048, 4096, 0.5, true, -1, true, 3, true})},
+                       {"16 edges (first digit split)", edges_only({1 << 15, 16, 8192, 2.0})},
+                       {"one edge, first digit unsplit", edges_only({1 << 15, 1, 8192, 2.0, true, -1, false, 0, false, false})},
+                       {"edges only", edges_only({})},
+                       {"bands, tiny sample", bands(8192, 7, 2.0)},
+                       {"bands, 16 ranges", bands(16, 1 << 15, 2.0)},
+                       {"bands, retry", bands(8192, 1 << 15, 0.5, 1)},
+                       {"bands, most ranges (the edges answer)", bands(detail::kBandMaxRanges)},
+                       {"bands, no room (the edges, then one sort)", bands(8192, 1 << 15, -1.0)}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -111,32 +134,33 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
   }
 }
 
-const Case* const kAll[] = {&kCases[0], &kCases[1], &kCases[2], &kCases[3], &kCases[4],  &kCases[5], &kCases[6],
-                            &kCases[7], &kCases[8], &kCases[9], &kCases[10], &kCases[11], &kCases[12],
-                            &kCases[13], &kCases[14], &kCases[15], &kCases[16]};
+const Case* const kAll[] = {&kCases[0],  &kCases[1],  &kCases[2],  &kCases[3],  &kCases[4],  &kCases[5],
+                            &kCases[6],  &kCases[7],  &kCases[8],  &kCases[9],  &kCases[10], &kCases[11],
+                            &kCases[12], &kCases[13], &kCases[14], &kCases[15], &kCases[16], &kCases[17],
+                            &kCases[18], &kCases[19], &kCases[20], &kCases[21], &kCases[22]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12], kAll[13], kAll[14]});
+                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                 {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12], kAll[13], kAll[14]});
+                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16]});
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16]});
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21]});
 }
 
 // Many ranks in one bucket (1001 consecutive ranks around the median: one or two buckets, each
@@ -155,7 +179,7 @@ void expect_crowded_and_huge_buckets() {
     for (std::size_t i = 0; i < crowded.size(); ++i) crowded[i] = n / 2 - 500 + i;
     const std::vector<std::size_t> spread{0, 1, n / 7, n / 2 - 1, n / 2, n / 2 + 1, n - 2, n - 1, 12345, n / 3, n / 2};
     for (const Case* c : {&kCases[0], &kCases[6], &kCases[2], &kCases[8], &kCases[9], &kCases[10], &kCases[13],
-                          &kCases[15], &kCases[16]}) {
+                          &kCases[15], &kCases[16], &kCases[17], &kCases[19], &kCases[20]}) {
       const std::vector<std::size_t>* lists[] = {&crowded, &spread};
       for (const std::vector<std::size_t>* ks : lists) {
         std::vector<T> got(ks->size());
@@ -197,7 +221,8 @@ void expect_signed_zeros_and_specials() {
   DeviceVector<T> device(values);
   std::vector<std::size_t> ks(401);
   for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 400;
-  for (const Case* c : {&kCases[0], &kCases[6], &kCases[7], &kCases[4], &kCases[10], &kCases[12], &kCases[14]}) {
+  for (const Case* c : {&kCases[0], &kCases[6], &kCases[7], &kCases[4], &kCases[10], &kCases[12], &kCases[14],
+                        &kCases[17], &kCases[18], &kCases[19]}) {
     std::vector<T> got(ks.size());
     ASSERT_FALSE(detail::sampled_multi_select_checked<T>(device.get(), n, ks.data(), ks.size(), got.data(), c->params,
                                                          workspace, nullptr));
@@ -245,6 +270,45 @@ TEST(GpuSampledMulti, UnalignedInput) {
   std::vector<double> got(ks.size());
   gpu::kth_smallest_many(device.get() + 1, n, ks.data(), ks.size(), got.data(), Algorithm::sampled_multi, workspace);
   for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << ks[i];
+}
+
+// The band table alone: it answers smooth inputs exactly and hands ties and spans it cannot
+// split to the edges (all equal, {1, 2} with 95 % ones, a normal of width 1 around 1000, whose
+// values share one exponent band).
+template <class T>
+void expect_band_answers_or_declines() {
+  gpu::Workspace workspace;
+  const std::size_t n = (std::size_t{1} << 22) + 7;
+  std::vector<std::size_t> ks(101);
+  for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 100;
+  auto run = [&](const std::vector<T>& values, const char* label) {
+    DeviceVector<T> device(values);
+    std::vector<T> got(ks.size());
+    const detail::BandOutcome outcome = detail::band_multi_select<T>(device.get(), n, ks.data(), ks.size(), got.data(),
+                                                                     detail::SampledMultiParams{}, workspace, nullptr);
+    if (outcome == detail::BandOutcome::answered) {
+      std::vector<T> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << label << " k=" << ks[i];
+    }
+    return outcome;
+  };
+  for (const Distribution d : {Distribution::uniform, Distribution::normal, Distribution::cauchy})
+    EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 41), std::string(robustfit::data::to_string(d)).c_str()),
+              detail::BandOutcome::answered)
+        << robustfit::data::to_string(d);
+  for (const Distribution d : {Distribution::all_equal, Distribution::two_values_95})
+    EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 42), "ties"), detail::BandOutcome::use_edges)
+        << robustfit::data::to_string(d);
+  std::vector<T> narrow = robustfit::data::make_distribution<T>(Distribution::normal, n, 43);
+  for (T& v : narrow) v = T(1000) + v;
+  EXPECT_EQ(run(narrow, "narrow normal"), detail::BandOutcome::use_edges);
+}
+
+TEST(GpuSampledMulti, BandTableAnswersSmoothInputsAndDeclinesTies) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_band_answers_or_declines<float>();
+  expect_band_answers_or_declines<double>();
 }
 
 template <class T>

@@ -1,5 +1,7 @@
 // Sampled multiselection (ours, beside bucketMultiSelect): many order statistics of one vector
-// from one counting read and one compacting read of it.
+// from one counting read and one compacting read of it. The band-table form
+// (band_multi_select.cu) runs first unless SampledMultiParams::band_ranges is 0; it hands the
+// call to the edges below where its sample shows ties or spans it cannot split.
 //
 //  1. A pseudo-random sample of the keys (key_traits.cuh; positions as Floyd–Rivest's) is
 //     sorted with CUB.
@@ -49,6 +51,8 @@
 
 #include "algorithms.cuh"
 #include "batched_digit.cuh"
+#include "multi_select_common.cuh"
+#include "segment_select.cuh"
 #include "checked_select.cuh"
 #include "cuda_check.cuh"
 #include "dynamic_shared_memory.cuh"
@@ -72,8 +76,8 @@ constexpr int kMaxBins = kSampledMultiMaxTableBins;
 constexpr int kPlanThreads = 1024;
 constexpr int kPlanItems = kMaxEdges / kPlanThreads;
 constexpr int kLocateItems = (kMaxBuckets + 1 + kPlanThreads - 1) / kPlanThreads;  // buckets + the end
+using namespace multi;
 constexpr int kPassThreads = 512;
-constexpr unsigned long long kEqualityAnswer = ~0ull;  // position of a rank answered by its edge
 __host__ __device__ constexpr int slice_words(int bins) { return (bins * sampled::kFineSlices + 31) / 32; }
 
 template <class Key>
@@ -95,13 +99,6 @@ struct Plan {
 struct Status {
   unsigned long long nans, candidates;
 };
-
-template <class T>
-__global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_size,
-                            typename KeyTraits<T>::Key* __restrict__ sample) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < sample_size) sample[i] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(i) + 1) % n]);
-}
 
 // Step 1 in one block (SampledMultiParams::block_sample): draw 1024 * kItems keys at the same
 // positions as draw_sample, sort them in shared memory (cub::BlockRadixSort) and store them
@@ -354,36 +351,6 @@ __global__ __launch_bounds__(kPassThreads) void count_buckets_interleaved(const 
   finish_counting(nans, status, counters, buckets, plan->counts, block_counts);
 }
 
-// Exclusive prefix sums of `values(b)` for b < buckets into out[0..buckets] (one block of
-// kPlanThreads, each thread kLocateItems consecutive buckets); returns the total.
-template <class Values>
-__device__ unsigned long long block_prefix_sums(int buckets, Values values, unsigned long long* out) {
-  using Scan = cub::BlockScan<unsigned long long, kPlanThreads>;
-  __shared__ typename Scan::TempStorage temp;
-  const int first = threadIdx.x * kLocateItems;
-  unsigned long long sum = 0;
-  for (int b = first; b < first + kLocateItems && b < buckets; ++b) sum += values(b);
-  unsigned long long running = 0, total = 0;
-  Scan(temp).ExclusiveSum(sum, running, total);
-  for (int b = first; b < first + kLocateItems && b <= buckets; ++b) {
-    out[b] = running;
-    if (b < buckets) running += values(b);
-  }
-  __syncthreads();  // `out` is visible to the block, `temp` free again
-  return total;
-}
-
-// The bucket holding rank k: the last b with before[b] <= k (before[0] = 0 <= k < before[buckets] = n).
-__device__ int bucket_of_rank(const unsigned long long* before, int buckets, std::size_t k) {
-  int lo = 0, hi = buckets;  // before[lo] <= k < before[hi]
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    if (before[mid] <= k) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
-
 // Step 4 (one block): each rank's bucket, the active buckets and each rank's place.
 // With `segmented`, a rank's position is its bucket (the finish finds the rest in the plan);
 // `capacity` is the candidate buffer's size.
@@ -395,7 +362,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
                                                             unsigned long long capacity) {
   using Key = typename KeyTraits<T>::Key;
   const int buckets = 2 * plan->count + 1;
-  block_prefix_sums(buckets, [plan](int b) { return plan->counts[b]; }, plan->before);
+  block_prefix_sums<kPlanThreads, kLocateItems>(buckets, [plan](int b) { return plan->counts[b]; }, plan->before);
   for (int b = threadIdx.x; b < buckets; b += blockDim.x) plan->active[b] = 0;
   for (int w = threadIdx.x; w < slice_words(plan->bins); w += blockDim.x) plan->slice_active[w] = 0;
   __syncthreads();
@@ -405,7 +372,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_ranks(const std::size_t* 
     if (!sampled::is_equality_bucket(b)) plan->active[b] = 1;  // racing writes of the same value
   }
   __syncthreads();
-  const unsigned long long candidates = block_prefix_sums(
+  const unsigned long long candidates = block_prefix_sums<kPlanThreads, kLocateItems>(
       buckets, [plan](int b) { return plan->active[b] ? plan->counts[b] : 0ull; }, plan->active_before);
   if (threadIdx.x == 0) {
     status->candidates = candidates;
@@ -561,21 +528,11 @@ __global__ __launch_bounds__(kPassThreads) void compact_segments(const T* __rest
   });
 }
 
-constexpr int kSelectThreads = 1024;
-constexpr int kDigitBits = 11;
-constexpr int kDigitBins = 1 << kDigitBits;
-
-template <class Key>
-__device__ __forceinline__ int bit_width(Key v) {
-  if constexpr (sizeof(Key) == 8) return v == 0 ? 0 : 64 - __clzll(static_cast<long long>(v));
-  else return v == 0 ? 0 : 32 - __clz(static_cast<int>(v));
-}
-
-// v >> s, 0 for shifts of the whole key or more.
-template <class Key>
-__device__ __forceinline__ Key shift_right(Key v, int s) {
-  return s >= static_cast<int>(sizeof(Key) * 8) ? Key{0} : v >> s;
-}
+using segments::kDigitBins;
+using segments::kDigitBits;
+using segments::kSelectThreads;
+using segments::Segment;
+using segments::bit_width;
 
 // Step 7, segmented (one launch): a block per rank not answered by an edge selects its rank
 // within its bucket's segment by 11-bit MSD digits of key - the bucket's lowest key, rescanning
@@ -584,14 +541,6 @@ __device__ __forceinline__ Key shift_right(Key v, int s) {
 // 2^11-2^20 keys: 1 or 2 digits; doubles 3-4 of 6).
 // Where rank i's segment starts and what its keys span: its bucket's first candidate, count and
 // lowest key, and the bit width of key - lowest key over the bucket (0: one key, no digit).
-template <class Key>
-struct Segment {
-  const Key* keys;
-  unsigned long long length;
-  Key low;
-  int top;
-};
-
 template <class Key>
 __device__ Segment<Key> segment_of(const Key* candidates, const Plan<Key>* plan, int bucket) {
   const EdgeTable<Key> table{plan->edges, plan->ranges, plan->base, plan->shift, plan->count, plan->bins};
@@ -604,25 +553,6 @@ __device__ Segment<Key> segment_of(const Key* candidates, const Plan<Key>* plan,
 __device__ std::size_t first_of_run(const unsigned long long* positions, std::size_t i) {
   while (i > 0 && positions[i - 1] == positions[i]) --i;
   return i;
-}
-
-// Calls visit(key) for keys[first], keys[first + stride], ... below length, kBatch loads in flight
-// per thread: the segments are read from L2, and one load at a time left the finish waiting on
-// its latency (ncu: 0.2 instructions issued per cycle).
-template <int kBatch, class Key, class Visit>
-__device__ __forceinline__ void for_each_key(const Key* keys, unsigned long long length, unsigned long long first,
-                                             unsigned long long stride, Visit visit) {
-  for (unsigned long long base = first; base < length; base += kBatch * stride) {
-    Key batch[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const unsigned long long j = base + u * stride;
-      batch[u] = j < length ? keys[j] : Key{0};
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (base + u * stride < length) visit(batch[u]);
-  }
 }
 
 // Step 7a, for long segments (SampledMultiParams::split_first_digit): the first digit's counts
@@ -648,7 +578,7 @@ __global__ __launch_bounds__(kSplitThreads) void count_first_digits(
   const int width = min(kDigitBits, segment.top), shift = segment.top - width;
   for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
   __syncthreads();
-  for_each_key<8>(segment.keys, segment.length, blockIdx.x * std::size_t{kSplitThreads} + threadIdx.x,
+  segments::for_each_key<8>(segment.keys, segment.length, blockIdx.x * std::size_t{kSplitThreads} + threadIdx.x,
                   std::size_t{gridDim.x} * kSplitThreads, [&](Key key) {
                     atomicAdd(&hist[static_cast<unsigned>((key - segment.low) >> shift)], 1u);
                   });
@@ -664,57 +594,18 @@ __global__ __launch_bounds__(kSelectThreads) void select_in_segments(
     const unsigned long long* __restrict__ positions, const unsigned* __restrict__ first_digit_counts, int split,
     T* __restrict__ out) {
   using Key = typename KeyTraits<T>::Key;
-  __shared__ unsigned hist[kDigitBins];
-  __shared__ typename DigitScan<kSelectThreads>::TempStorage scan;
-  __shared__ unsigned digit_found;
-  __shared__ unsigned long long rank_found;
+  __shared__ segments::SelectShared shared;
   if (status->candidates > plan->capacity) return;
   for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
     const unsigned long long position = positions[i];
     if (position == kEqualityAnswer) continue;  // block-uniform
     const int b = static_cast<int>(position);
     const Segment<Key> segment = segment_of(candidates, plan, b);
-    unsigned long long rank = ks[i] - plan->before[b];
-    const Key low = segment.low;
     // With first_digit_counts, count_first_digits made the first digit's counts (split rows).
     const unsigned* given =
         first_digit_counts ? first_digit_counts + first_of_run(positions, i) * split * kDigitBins : nullptr;
-    Key known = 0;  // the digits found: rel >> top == known for the keys still in the running
-    for (int top = segment.top; top > 0;) {
-      const int width = min(kDigitBits, top), shift = top - width;
-      const Key mask = (Key{1} << width) - 1;
-      if (given) {
-        for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) {
-          unsigned sum = 0;
-          for (int p = 0; p < split; ++p) sum += given[p * kDigitBins + j];
-          hist[j] = sum;
-        }
-        given = nullptr;
-      } else {
-        for (int j = threadIdx.x; j < kDigitBins; j += blockDim.x) hist[j] = 0;
-        __syncthreads();
-        for_each_key<4>(segment.keys, segment.length, threadIdx.x, kSelectThreads, [&](Key key) {
-          const Key rel = key - low;
-          if (shift_right(rel, top) == known) atomicAdd(&hist[static_cast<unsigned>((rel >> shift) & mask)], 1u);
-        });
-      }
-      __syncthreads();
-      unsigned counts[kDigitBins / kSelectThreads];
-#pragma unroll
-      for (int j = 0; j < kDigitBins / kSelectThreads; ++j) counts[j] = hist[threadIdx.x * (kDigitBins / kSelectThreads) + j];
-      unsigned long long in_bin = 0;
-      const int bin = bin_of_rank<kDigitBins, kSelectThreads>(counts, rank, scan, in_bin);
-      if (bin >= 0) {
-        digit_found = static_cast<unsigned>(bin);
-        rank_found = in_bin;
-      }
-      __syncthreads();
-      known = (known << width) | Key(digit_found);
-      rank = rank_found;
-      top = shift;
-      __syncthreads();  // digit_found and hist are rewritten by the next digit
-    }
-    if (threadIdx.x == 0) out[i] = KeyTraits<T>::from_key(low + known);
+    const Key known = segments::select_in_segment(segment, ks[i] - plan->before[b], given, split, shared);
+    if (threadIdx.x == 0) out[i] = KeyTraits<T>::from_key(segment.low + known);
   }
 }
 
@@ -732,14 +623,6 @@ __global__ void gather_answers(const T* __restrict__ sorted, const unsigned long
   if (i < count && positions[i] != kEqualityAnswer) out[i] = sorted[positions[i]];
 }
 
-template <class Key>
-void sort_keys(const Key* in, Key* out, int n, Workspace& workspace, cudaStream_t stream) {
-  std::size_t temp_bytes = 0;
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, n, 0, int(sizeof(Key) * 8), stream));
-  void* temp = workspace.device(kSampledMultiSortTemp, temp_bytes);
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n, 0, int(sizeof(Key) * 8), stream));
-}
-
 template <class T, int kItems>
 void launch_sample_in_block(const T* d_values, std::size_t n, typename KeyTraits<T>::Key* sorted, cudaStream_t stream) {
   const std::size_t bytes = sizeof(typename BlockSampleSort<T, kItems>::TempStorage);
@@ -747,47 +630,6 @@ void launch_sample_in_block(const T* d_values, std::size_t n, typename KeyTraits
   sample_in_block<T, kItems><<<1, kSampleThreads, bytes, stream>>>(d_values, n, sorted);
   CUDA_CHECK_LAUNCH();
 }
-
-// Events between the phases of one call, when SampledMultiParams::phases asks for them.
-class PhaseTimer {
- public:
-  PhaseTimer(SampledMultiPhases* phases, cudaStream_t stream) : phases_(phases), stream_(stream) {
-    if (phases_) mark("");
-  }
-  PhaseTimer(const PhaseTimer&) = delete;
-  PhaseTimer& operator=(const PhaseTimer&) = delete;
-  ~PhaseTimer() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  // The work enqueued since the previous mark is phase `name`.
-  void mark(const char* name) {
-    if (!phases_) return;
-    cudaEvent_t e;
-    CUDA_CHECK(cudaEventCreate(&e));
-    events_.push_back(e);
-    names_.emplace_back(name);
-    CUDA_CHECK(cudaEventRecord(e, stream_));
-  }
-  // After the call's last synchronisation.
-  void report() {
-    if (!phases_) return;
-    phases_->names.clear();
-    phases_->ms.clear();
-    for (std::size_t i = 1; i < events_.size(); ++i) {
-      float ms = 0;
-      CUDA_CHECK(cudaEventSynchronize(events_[i]));
-      CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i - 1], events_[i]));
-      phases_->names.push_back(names_[i]);
-      phases_->ms.push_back(ms);
-    }
-  }
-
- private:
-  SampledMultiPhases* phases_;
-  cudaStream_t stream_;
-  std::vector<cudaEvent_t> events_;
-  std::vector<std::string> names_;
-};
 
 }  // namespace
 
@@ -797,6 +639,10 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                                   cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
   if (count == 0) return false;
+  if (params.band_ranges > 0 && params.segmented) {  // the band table first; the edges where it declines
+    const BandOutcome band = band_multi_select(d_values, n, ks, count, out, params, workspace, stream);
+    if (band != BandOutcome::use_edges) return band == BandOutcome::nan;
+  }
   PhaseTimer timer(params.phases, stream);
   const int sample_size = std::max(1, params.sample_size);
   const int edges = std::clamp(params.edges == 0 ? default_edges(count) : params.edges, 1, std::min(kMaxEdges, sample_size));

@@ -56,6 +56,10 @@ struct SampledMultiParams {
   // The segmented finish: the first digit of long segments (from 2 x 16384 expected keys) counted
   // by several blocks per rank before the one block per rank goes on; false: by that block alone.
   bool split_first_digit = true;
+  // The band-table form first (band_multi_select.cu): about this many ranges, each value's found
+  // by a table load and a shift (no search); the edges answer where the sample shows ties or
+  // spans the bands cannot split, or the ranges exceed kBandMaxRanges. 0: the edges only.
+  int band_ranges = 8192;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).
@@ -68,6 +72,17 @@ struct SampledMultiParams {
 // with 3 blocks per SM 2.03 / 2.78 ms at 2^28 (uniform / normal) against 2.16 / 3.03 with 4096
 // edges and 2 blocks, 0.27 / 0.33 against 0.29 / 0.36 at 2^24.
 inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 2048 : 8192; }
+
+// Ranges of the band table at most (shared memory of its two reads: 4 bytes a range and the
+// table's 2 KB (float) or 16 KB (double), two blocks of 1024 threads an SM).
+constexpr int kBandMaxRanges = 20480;
+
+// The band-table form alone (band_multi_select.cu): answered, NaN seen, or the edges must answer
+// (ties or narrow spans in the sample, too many ranges or candidates).
+enum class BandOutcome { answered, nan, use_edges };
+template <class T>
+BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count, T* out,
+                              const SampledMultiParams&, Workspace&, cudaStream_t);
 
 // out[i] = the ks[i]-th smallest of d_values (ks, out: host arrays of `count`; ranks < n, any
 // order, repeats allowed). Returns true, leaving `out` undefined, when the input holds a NaN.

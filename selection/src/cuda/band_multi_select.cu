@@ -1,0 +1,412 @@
+// Sampled multiselection's band-table form (ours, issue 11): many order statistics of one vector
+// from one counting read and one compacting read, each finding a value's range by a table load, a
+// shift and an add (band_ranges.hpp), where the edges' form (sampled_multi_select.cu) searches
+// among sample edges, ~74 instructions a value. The counting read alone ran at 1.3 x the one-pass
+// floor for 2^28 floats and 1.03 x for doubles on the H200, against 2.6 x / 2.1 x for the edges'
+// (bench/results/multiselect_band_count_h200_2026-11-29).
+//  1. The sample (32768 keys by default) sorted, as the edges' form draws it.
+//  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
+//     each band's first range by a scan. The sample decides: where the ranges of the wanted
+//     ranks are expected to hold more values than the edges' buckets (ties: all equal, {1, 2},
+//     ten percent tens; narrow spans: subnormals, a narrow normal), where one range holds more
+//     than 1/kTieShare of the sample, or beyond kBandMaxRanges ranges, the edges answer (their
+//     equality buckets need no copying).
+//  3. Counting read: every value's range counted in shared memory (a block's counters: 4 bytes a
+//     range), added to global counts; NaNs counted on the way.
+//  4. One block: prefix sums of the counts give each rank its range; a range one key wide
+//     answers its ranks by its key; the others are active, placed by prefix sums of their counts.
+//  5. Compacting read: the keys of active ranges written into their range's segment at a cursor
+//     (atomics aggregated over a warp's lanes in one range: about 1 % of n are candidates).
+//  6. A block per rank: radix digits of key - the range's lowest key within its segment
+//     (segment_select.cuh, as the edges' form).
+//  7. One copy of the status and the answers, the call's one host synchronisation. The sample's
+//     verdict, more candidates than max_candidate_fraction of n: the edges answer instead; more
+//     than the buffer held: a second compaction into a buffer of the right size.
+// Per call: 1 host synchronisation, 3 copies, 5 kernels of its own and CUB's sort of the sample.
+// Extra memory: the plan (~0.7 MB), the candidate buffer (1.5 n / ranges keys per rank + 2^16).
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "band_ranges.hpp"
+#include "cuda_check.cuh"
+#include "dynamic_shared_memory.cuh"
+#include "key_traits.cuh"
+#include "launch_shape.cuh"
+#include "multi_select_common.cuh"
+#include "sampled_multi_select.cuh"
+#include "seed_common.cuh"
+#include "segment_select.cuh"
+#include "visit_vectors.cuh"
+#include "workspace_slots.cuh"
+
+namespace robustfit::selection::cuda::detail {
+namespace {
+
+using multi::kEqualityAnswer;
+using segments::Segment;
+
+constexpr int kPlanThreads = 1024;
+constexpr int kPassThreads = 1024;
+constexpr int kLocateItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;  // ranges + the end
+constexpr int kActiveWords = kBandMaxRanges / 32;
+static_assert(kBandMaxRanges % 32 == 0 && kBandMaxRanges < static_cast<int>(bands::kMaxRanges));
+// The sample's longest run in one range wider than a key, as a share of the sample, beyond which
+// the edges answer (at least kMinTieRun keys: small samples). Smooth data puts a few keys a
+// range (4 with the defaults); 1/64 of the input in one range is a tie or a span the bands
+// cannot split.
+constexpr int kTieShare = 64;
+constexpr int kMinTieRun = 32;
+// The edges' buckets hold about n / this many values each (2048 edges: 2 x 2048 + 1 buckets,
+// half of them equality buckets holding few): the candidates the band table must not exceed.
+constexpr double kEdgesCompared = 2048;
+
+template <class Key>
+struct BandPlan {
+  unsigned entries[bands::band_count<Key>()];  // the table: first range and shift per band
+  unsigned total;                              // ranges
+  int use_edges;                               // the sample's verdict (step 2)
+  unsigned long long capacity;                 // the candidate buffer's size, this call
+  unsigned long long counts[kBandMaxRanges];
+  unsigned long long before[kBandMaxRanges + 1];         // values in lower ranges
+  unsigned long long active_before[kBandMaxRanges + 1];  // values in lower active ranges
+  unsigned active[kActiveWords];                          // a bit per range holding a wanted rank
+  unsigned cursors[kBandMaxRanges];                       // the compaction's write positions
+};
+
+struct BandStatus {
+  unsigned long long nans, candidates;
+  int use_edges;
+};
+
+__device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { return active[r >> 5] >> (r & 31) & 1u; }
+
+// The sample's keys in range r (sorted: the run from the first key >= low(r) to the first above high(r)).
+template <class Key>
+__device__ int sample_run(const Key* sorted_sample, int sample_size, unsigned r, const unsigned* entries) {
+  const Key low = bands::range_low<Key>(r, entries);
+  const Key high = low + bands::range_span<Key>(r, entries);
+  int lo = 0, hi = sample_size;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (sorted_sample[mid] < low) lo = mid + 1;
+    else hi = mid;
+  }
+  int end = lo, top = sample_size;
+  while (end < top) {
+    const int mid = (end + top) / 2;
+    if (sorted_sample[mid] <= high) end = mid + 1;
+    else top = mid;
+  }
+  return end - lo;
+}
+
+// Step 2 (one block): the table, the sample's verdict, zeroed counts. The verdict: the edges
+// answer where the ranges holding the wanted ranks are expected (from the sample) to hold more
+// values than the edges' buckets would (n / kEdgesCompared each: ties, spans the bands cannot
+// split), where one range wider than a key holds more than 1/kTieShare of the sample (its
+// counter would serialise the counting read), or where the table needs more than kBandMaxRanges.
+template <class Key>
+__global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sorted_sample, int sample_size,
+                                                           int wanted, const std::size_t* __restrict__ ks,
+                                                           std::size_t count, std::size_t n,
+                                                           unsigned long long capacity, BandPlan<Key>* plan,
+                                                           BandStatus* status) {
+  constexpr int kBands = bands::band_count<Key>();
+  constexpr int kPerThread = (kBands + kPlanThreads - 1) / kPlanThreads;
+  using Scan = cub::BlockScan<unsigned, kPlanThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ unsigned in_band[kBands];
+  __shared__ unsigned entries[kBands];
+  __shared__ unsigned longest;
+  __shared__ unsigned long long wanted_runs;  // sample keys in the ranges of the wanted ranks
+  for (int b = threadIdx.x; b < kBands; b += blockDim.x) in_band[b] = 0;
+  if (threadIdx.x == 0) longest = 0, wanted_runs = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < sample_size; i += blockDim.x) atomicAdd(&in_band[bands::band_of(sorted_sample[i])], 1u);
+  __syncthreads();
+  int bits[kPerThread];
+  unsigned mine = 0;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const int b = threadIdx.x * kPerThread + j;
+    bits[j] = b < kBands ? bands::band_bits<Key>(in_band[b], static_cast<std::uint64_t>(sample_size),
+                                                 static_cast<std::uint64_t>(wanted))
+                         : 0;
+    if (b < kBands) mine += 1u << bits[j];
+  }
+  unsigned first = 0, total = 0;
+  Scan(temp).ExclusiveSum(mine, first, total);
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const int b = threadIdx.x * kPerThread + j;
+    if (b < kBands) {
+      entries[b] = bands::pack_band(first, bands::mantissa_bits<Key>() - bits[j]);
+      first += 1u << bits[j];
+    }
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBands; b += blockDim.x) plan->entries[b] = entries[b];
+  // The longest run, at each run's last key (ranges are monotone in the key).
+  for (int i = threadIdx.x; i < sample_size; i += blockDim.x) {
+    const unsigned r = bands::range_of(sorted_sample[i], entries);
+    if (i + 1 < sample_size && bands::range_of(sorted_sample[i + 1], entries) == r) continue;
+    if (bands::range_span<Key>(r, entries) == 0) continue;  // one key: answered without copying
+    atomicMax(&longest, static_cast<unsigned>(sample_run(sorted_sample, sample_size, r, entries)));
+  }
+  // The runs where the wanted ranks fall (a rank at sample position k S / n; repeats counted
+  // again: an upper bound).
+  unsigned long long mine_runs = 0;
+  for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const auto p = static_cast<int>(min(static_cast<double>(sample_size - 1),
+                                        static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
+    const unsigned r = bands::range_of(sorted_sample[p], entries);
+    if (bands::range_span<Key>(r, entries) != 0) mine_runs += sample_run(sorted_sample, sample_size, r, entries);
+  }
+  if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
+  __syncthreads();
+  const double expected = static_cast<double>(wanted_runs) / sample_size * static_cast<double>(n);
+  const double edges_expected = static_cast<double>(count) * static_cast<double>(n) / kEdgesCompared;
+  const bool use_edges = total > static_cast<unsigned>(kBandMaxRanges) ||
+                         longest > max(kMinTieRun, sample_size / kTieShare) || expected > edges_expected;
+  if (threadIdx.x == 0) {
+    plan->total = total;
+    plan->use_edges = use_edges;
+    plan->capacity = capacity;
+    status->nans = 0;
+    status->candidates = 0;
+    status->use_edges = use_edges;
+  }
+  if (use_edges) return;
+  for (unsigned r = threadIdx.x; r < total; r += blockDim.x) plan->counts[r] = 0;
+}
+
+// Step 3: the counting read. Dynamic shared memory: the table, then a counter per range.
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict__ x, std::size_t n,
+                                                           BandPlan<typename KeyTraits<T>::Key>* plan, BandStatus* status) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kBands = bands::band_count<Key>();
+  if (plan->use_edges) return;
+  extern __shared__ unsigned shared[];
+  unsigned* entries = shared;
+  unsigned* counters = shared + kBands;
+  const int total = static_cast<int>(plan->total);
+  for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
+  for (int r = threadIdx.x; r < total; r += blockDim.x) counters[r] = 0;
+  __syncthreads();
+  unsigned nans = 0;
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
+#pragma unroll
+    for (int u = 0; u < kVisitItems<T>; ++u)
+      if (valid >> u & 1u) {
+        nans += values[u] != values[u];
+        atomicAdd(&counters[bands::range_of(KeyTraits<T>::to_key(values[u]), entries)], 1u);
+      }
+  });
+  __syncthreads();
+  seed::flush_counts(counters, total, plan->counts);
+  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
+  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+}
+
+// Step 4 (one block): each rank's range, the active ranges and their places.
+template <class T>
+__global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* __restrict__ ks, std::size_t count,
+                                                            BandPlan<typename KeyTraits<T>::Key>* plan,
+                                                            BandStatus* status,
+                                                            unsigned long long* __restrict__ positions,
+                                                            T* __restrict__ out) {
+  using Key = typename KeyTraits<T>::Key;
+  if (plan->use_edges) return;
+  const int total = static_cast<int>(plan->total);
+  multi::block_prefix_sums<kPlanThreads, kLocateItems>(total, [plan](int r) { return plan->counts[r]; }, plan->before);
+  for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) plan->active[w] = 0;
+  __syncthreads();
+  for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const int r = multi::bucket_of_rank(plan->before, total, ks[i]);
+    if (bands::range_span<Key>(static_cast<unsigned>(r), plan->entries) == 0) {
+      out[i] = KeyTraits<T>::from_key(bands::range_low<Key>(static_cast<unsigned>(r), plan->entries));
+      positions[i] = kEqualityAnswer;
+    } else {
+      positions[i] = static_cast<unsigned long long>(r);
+      atomicOr(&plan->active[r >> 5], 1u << (r & 31));
+    }
+  }
+  __syncthreads();
+  const unsigned long long candidates = multi::block_prefix_sums<kPlanThreads, kLocateItems>(
+      total, [plan](int r) { return is_active(plan->active, static_cast<unsigned>(r)) ? plan->counts[r] : 0ull; },
+      plan->active_before);
+  if (threadIdx.x == 0) status->candidates = candidates;
+  for (int r = threadIdx.x; r < total; r += blockDim.x) plan->cursors[r] = 0;
+}
+
+// Step 5: the compacting read. Skipped when every rank was answered, or when the candidates do
+// not fit this call's buffer (the host sees the count and retries).
+template <class T>
+__global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restrict__ x, std::size_t n,
+                                                             BandPlan<typename KeyTraits<T>::Key>* plan,
+                                                             const BandStatus* status,
+                                                             typename KeyTraits<T>::Key* __restrict__ candidates) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kBands = bands::band_count<Key>();
+  if (plan->use_edges || status->candidates == 0 || status->candidates > plan->capacity) return;
+  __shared__ unsigned entries[kBands];
+  __shared__ unsigned active[kActiveWords];
+  for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
+  for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) active[w] = plan->active[w];
+  __syncthreads();
+  const unsigned lane = threadIdx.x % 32;
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
+#pragma unroll
+    for (int u = 0; u < kVisitItems<T>; ++u) {
+      const Key key = KeyTraits<T>::to_key(values[u]);
+      const unsigned r = bands::range_of(key, entries);
+      const bool keep = (valid >> u & 1u) && is_active(active, r);
+      const unsigned keepers = __ballot_sync(0xffffffffu, keep);
+      if (keepers == 0) continue;  // warp-uniform: most steps
+      if (keep) {
+        const unsigned peers = __match_any_sync(keepers, r);  // the lanes keeping a key of range r
+        const int leader = __ffs(peers) - 1;
+        unsigned first = 0;
+        if (static_cast<int>(lane) == leader) first = atomicAdd(&plan->cursors[r], static_cast<unsigned>(__popc(peers)));
+        first = __shfl_sync(peers, first, leader);
+        candidates[plan->active_before[r] + first + __popc(peers & ((1u << lane) - 1))] = key;
+      }
+    }
+  });
+}
+
+// Step 6 (a block per rank not answered by its range's key): the rank within its segment.
+template <class T>
+__global__ __launch_bounds__(segments::kSelectThreads) void select_in_bands(
+    const typename KeyTraits<T>::Key* __restrict__ candidates, const std::size_t* __restrict__ ks, std::size_t count,
+    const BandPlan<typename KeyTraits<T>::Key>* plan, const BandStatus* status,
+    const unsigned long long* __restrict__ positions, T* __restrict__ out) {
+  using Key = typename KeyTraits<T>::Key;
+  __shared__ segments::SelectShared shared;
+  if (plan->use_edges || status->candidates > plan->capacity) return;
+  for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const unsigned long long position = positions[i];
+    if (position == kEqualityAnswer) continue;  // block-uniform
+    const auto r = static_cast<unsigned>(position);
+    const Segment<Key> segment{candidates + plan->active_before[r], plan->counts[r],
+                               bands::range_low<Key>(r, plan->entries),
+                               segments::bit_width<Key>(bands::range_span<Key>(r, plan->entries))};
+    const Key known = segments::select_in_segment(segment, ks[i] - plan->before[r], nullptr, 0, shared);
+    if (threadIdx.x == 0) out[i] = KeyTraits<T>::from_key(segment.low + known);
+  }
+}
+
+// The retry after a too small candidate buffer: its new size.
+template <class Key>
+__global__ void set_band_capacity(BandPlan<Key>* plan, unsigned long long capacity) {
+  plan->capacity = capacity;
+}
+
+}  // namespace
+
+template <class T>
+BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count, T* out,
+                              const SampledMultiParams& params, Workspace& workspace, cudaStream_t stream) {
+  using Key = typename KeyTraits<T>::Key;
+  constexpr int kBands = bands::band_count<Key>();
+  if (count == 0) return BandOutcome::answered;
+  multi::PhaseTimer timer(params.phases, stream);
+  const int sample_size = std::max(1, params.sample_size);
+  const int wanted = std::clamp(params.band_ranges, 1, kBandMaxRanges);
+
+  Key* sample = workspace.device_as<Key>(kSampledMultiSample, sample_size);
+  Key* sorted_sample = workspace.device_as<Key>(kSampledMultiSorted, sample_size);
+  auto* plan = workspace.device_as<BandPlan<Key>>(kBandMultiPlan, 1);
+  auto* d_status = workspace.device_as<BandStatus>(kBandMultiStatus, 1);
+  auto* h_status = workspace.host_as<BandStatus>(kBandMultiStatus, 1);
+  auto* d_ranks = workspace.device_as<std::size_t>(kSampledMultiRanks, count);
+  auto* h_ranks = workspace.host_as<std::size_t>(kSampledMultiRanks, count);
+  auto* positions = workspace.device_as<unsigned long long>(kSampledMultiPositions, count);
+  T* d_out = workspace.device_as<T>(kSampledMultiOut, count);
+  T* h_out = workspace.host_as<T>(kSampledMultiOut, count);
+  const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
+  // The candidate buffer, sized before the counts are known: a wanted range holds ~n / ranges
+  // values (fewer: the ranges are rounded up), so 1.5 n / ranges per rank rarely overflows; an
+  // overflow costs a second compaction.
+  const double guess = params.initial_capacity >= 0
+                           ? static_cast<double>(params.initial_capacity)
+                           : 1.5 * static_cast<double>(count) * (static_cast<double>(n) / wanted) + 65536.0;
+  unsigned long long capacity =
+      static_cast<unsigned long long>(std::max(0.0, std::min({guess, max_candidates, static_cast<double>(n)})));
+  Key* candidates = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
+  std::copy(ks, ks + count, h_ranks);
+  CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
+  timer.mark("ranks in");
+
+  multi::draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
+  CUDA_CHECK_LAUNCH();
+  multi::sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  timer.mark("sample");
+  plan_bands<Key><<<1, kPlanThreads, 0, stream>>>(sorted_sample, sample_size, wanted, d_ranks, count, n, capacity, plan,
+                                                  d_status);
+  CUDA_CHECK_LAUNCH();
+  timer.mark("plan");
+
+  // The counting read's shared memory is sized for the most ranges (the host does not know the
+  // table's): two blocks of 1024 threads an SM.
+  const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
+  static const int blocks_per_sm = [&] {
+    detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);
+    return std::max(1, resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2));
+  }();
+  const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
+  count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
+  CUDA_CHECK_LAUNCH();
+  timer.mark("count");
+  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out);
+  CUDA_CHECK_LAUNCH();
+  timer.mark("locate");
+
+  const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
+  auto finish = [&] {
+    compact_bands<T><<<grid, kPassThreads, 0, stream>>>(d_values, n, plan, d_status, candidates);
+    CUDA_CHECK_LAUNCH();
+    timer.mark("compact");
+    select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, d_ranks, count, plan, d_status,
+                                                                            positions, d_out);
+    CUDA_CHECK_LAUNCH();
+    timer.mark("select");
+    CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    timer.mark("answers out");
+  };
+  finish();
+  BandStatus status = *h_status;
+  if (status.use_edges || (status.nans == 0 && static_cast<double>(status.candidates) > max_candidates)) {
+    timer.report();
+    return BandOutcome::use_edges;
+  }
+  if (status.nans != 0) {
+    timer.report();
+    return BandOutcome::nan;
+  }
+  if (status.candidates > capacity) {  // a second compaction into a buffer of the right size
+    capacity = status.candidates;
+    candidates = workspace.device_as<Key>(kSampledMultiCandidates, capacity);
+    set_band_capacity<Key><<<1, 1, 0, stream>>>(plan, capacity);
+    CUDA_CHECK_LAUNCH();
+    timer.mark("retry");
+    finish();
+  }
+  timer.report();
+  std::copy(h_out, h_out + count, out);
+  return BandOutcome::answered;
+}
+
+#define ROBUSTFIT_INSTANTIATE(T)                                                                                  \
+  template BandOutcome band_multi_select<T>(const T*, std::size_t, const std::size_t*, std::size_t, T*,          \
+                                            const SampledMultiParams&, Workspace&, cudaStream_t);
+ROBUSTFIT_INSTANTIATE(float)
+ROBUSTFIT_INSTANTIATE(double)
+#undef ROBUSTFIT_INSTANTIATE
+
+}  // namespace robustfit::selection::cuda::detail
