@@ -9,13 +9,16 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "robustfit/data/distributions.hpp"
 #include "selection/src/cuda/band_ranges.hpp"
 
 namespace {
 
 namespace bands = robustfit::selection::cuda::detail::bands;
+using robustfit::data::Distribution;
 
 template <class T> struct KeyOf;
 template <> struct KeyOf<float> { using type = std::uint32_t; };
@@ -131,6 +134,80 @@ TEST(BandRanges, OneKeyRangesHaveNoSpan) {
   const unsigned r = bands::range_of(key, entries.data());
   EXPECT_EQ(bands::range_low<Key>(r, entries.data()), key);
   EXPECT_EQ(bands::range_span<Key>(r, entries.data()), Key{0});
+}
+
+// The table and the verdict as band_multi_select.cu's plan makes them (32768 sampled keys, 8192
+// ranges, 101 percentiles), on every distribution of the benchmark: the smooth ones keep the
+// table and compact fewer values than the edges' buckets would (n / 2048 a rank); ties and
+// spans the bands cannot split (all equal, {1, 2}, 16 distinct values, 10 % tens, ±0 and ±inf,
+// the bucket killer) go to the edges.
+template <class T>
+void check_verdicts(std::size_t n) {
+  using Key = typename KeyOf<T>::type;
+  constexpr int kSample = 32768;
+  constexpr std::uint64_t kRanges = 8192;
+  constexpr std::size_t kCount = 101;
+  std::uint64_t seed = 90;
+  for (const Distribution d : robustfit::data::all_distributions()) {
+    const std::vector<T> values = robustfit::data::make_distribution<T>(d, n, ++seed, 16);
+    std::vector<Key> keys;
+    for (const T v : values) keys.push_back(key_of(v));
+    std::mt19937_64 rng(seed);
+    std::vector<Key> sample(kSample);
+    for (Key& k : sample) k = keys[rng() % n];
+    std::sort(sample.begin(), sample.end());
+    unsigned total = 0;
+    const std::vector<unsigned> entries = table_from(sample, kRanges, &total);
+    int longest = 0;
+    for (int i = 0; i < kSample; ++i) {
+      const unsigned r = bands::range_of(sample[i], entries.data());
+      if (bands::range_span<Key>(r, entries.data()) != 0)
+        longest = std::max(longest, bands::sample_run(sample.data(), kSample, r, entries.data()));
+    }
+    std::vector<std::size_t> ks(kCount);
+    for (std::size_t i = 0; i < kCount; ++i) ks[i] = i * (n - 1) / (kCount - 1);
+    double wanted_runs = 0;
+    for (const std::size_t k : ks) {
+      const auto p = static_cast<int>(std::min<double>(kSample - 1, static_cast<double>(k) * kSample / static_cast<double>(n)));
+      const unsigned r = bands::range_of(sample[p], entries.data());
+      if (bands::range_span<Key>(r, entries.data()) != 0) wanted_runs += bands::sample_run(sample.data(), kSample, r, entries.data());
+    }
+    const bool edges = bands::edges_answer_instead(total, 20480, longest, kSample, wanted_runs, kCount, static_cast<double>(n));
+    // What the table would compact: the values of the ranges (wider than a key) holding a rank.
+    std::vector<Key> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::size_t> population(total, 0);
+    for (const Key k : keys) ++population[bands::range_of(k, entries.data())];
+    std::vector<char> active(total, 0);
+    std::size_t candidates = 0;
+    for (const std::size_t k : ks) {
+      const unsigned r = bands::range_of(sorted[k], entries.data());
+      if (bands::range_span<Key>(r, entries.data()) != 0 && !active[r]) {
+        active[r] = 1;
+        candidates += population[r];
+      }
+    }
+    const std::string name(robustfit::data::to_string(d));
+    if (!edges) {
+      EXPECT_LE(candidates, kCount * n / 2048) << name << ": the table kept, yet it compacts more than the edges";
+    }
+    for (const Distribution smooth : {Distribution::uniform, Distribution::normal, Distribution::cauchy, Distribution::sorted,
+                                      Distribution::mixture_normal_50_50})
+      if (d == smooth) {
+        EXPECT_FALSE(edges) << name;
+      }
+    for (const Distribution tied : {Distribution::all_equal, Distribution::two_values_95, Distribution::distinct_d,
+                                    Distribution::half_normal_10pct_ten, Distribution::signed_zeros_and_infs,
+                                    Distribution::bucket_killer})
+      if (d == tied) {
+        EXPECT_TRUE(edges) << name;
+      }
+  }
+}
+
+TEST(BandRanges, VerdictOnEveryBenchmarkDistribution) {
+  check_verdicts<float>(std::size_t{1} << 19);
+  check_verdicts<double>(std::size_t{1} << 19);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 //     each band's first range by a scan. The sample decides: where the ranges of the wanted
 //     ranks are expected to hold more values than the edges' buckets (ties: all equal, {1, 2},
 //     ten percent tens; narrow spans: subnormals, a narrow normal), where one range holds more
-//     than 1/kTieShare of the sample, or beyond kBandMaxRanges ranges, the edges answer (their
+//     than 1/64 of the sample, or beyond kBandMaxRanges ranges, the edges answer (their
 //     equality buckets need no copying).
 //  3. Counting read: every value's range counted in shared memory (a block's counters: 4 bytes a
 //     range), added to global counts; NaNs counted on the way.
@@ -52,15 +52,6 @@ constexpr int kPassThreads = 1024;
 constexpr int kLocateItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;  // ranges + the end
 constexpr int kActiveWords = kBandMaxRanges / 32;
 static_assert(kBandMaxRanges % 32 == 0 && kBandMaxRanges < static_cast<int>(bands::kMaxRanges));
-// The sample's longest run in one range wider than a key, as a share of the sample, beyond which
-// the edges answer (at least kMinTieRun keys: small samples). Smooth data puts a few keys a
-// range (4 with the defaults); 1/64 of the input in one range is a tie or a span the bands
-// cannot split.
-constexpr int kTieShare = 64;
-constexpr int kMinTieRun = 32;
-// The edges' buckets hold about n / this many values each (2048 edges: 2 x 2048 + 1 buckets,
-// half of them equality buckets holding few): the candidates the band table must not exceed.
-constexpr double kEdgesCompared = 2048;
 
 template <class Key>
 struct BandPlan {
@@ -82,31 +73,7 @@ struct BandStatus {
 
 __device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { return active[r >> 5] >> (r & 31) & 1u; }
 
-// The sample's keys in range r (sorted: the run from the first key >= low(r) to the first above high(r)).
-template <class Key>
-__device__ int sample_run(const Key* sorted_sample, int sample_size, unsigned r, const unsigned* entries) {
-  const Key low = bands::range_low<Key>(r, entries);
-  const Key high = low + bands::range_span<Key>(r, entries);
-  int lo = 0, hi = sample_size;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (sorted_sample[mid] < low) lo = mid + 1;
-    else hi = mid;
-  }
-  int end = lo, top = sample_size;
-  while (end < top) {
-    const int mid = (end + top) / 2;
-    if (sorted_sample[mid] <= high) end = mid + 1;
-    else top = mid;
-  }
-  return end - lo;
-}
-
-// Step 2 (one block): the table, the sample's verdict, zeroed counts. The verdict: the edges
-// answer where the ranges holding the wanted ranks are expected (from the sample) to hold more
-// values than the edges' buckets would (n / kEdgesCompared each: ties, spans the bands cannot
-// split), where one range wider than a key holds more than 1/kTieShare of the sample (its
-// counter would serialise the counting read), or where the table needs more than kBandMaxRanges.
+// Step 2 (one block): the table, the sample's verdict (bands::edges_answer_instead), zeroed counts.
 template <class Key>
 __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sorted_sample, int sample_size,
                                                            int wanted, const std::size_t* __restrict__ ks,
@@ -153,7 +120,7 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     const unsigned r = bands::range_of(sorted_sample[i], entries);
     if (i + 1 < sample_size && bands::range_of(sorted_sample[i + 1], entries) == r) continue;
     if (bands::range_span<Key>(r, entries) == 0) continue;  // one key: answered without copying
-    atomicMax(&longest, static_cast<unsigned>(sample_run(sorted_sample, sample_size, r, entries)));
+    atomicMax(&longest, static_cast<unsigned>(bands::sample_run(sorted_sample, sample_size, r, entries)));
   }
   // The runs where the wanted ranks fall (a rank at sample position k S / n; repeats counted
   // again: an upper bound).
@@ -162,14 +129,13 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     const auto p = static_cast<int>(min(static_cast<double>(sample_size - 1),
                                         static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
     const unsigned r = bands::range_of(sorted_sample[p], entries);
-    if (bands::range_span<Key>(r, entries) != 0) mine_runs += sample_run(sorted_sample, sample_size, r, entries);
+    if (bands::range_span<Key>(r, entries) != 0) mine_runs += bands::sample_run(sorted_sample, sample_size, r, entries);
   }
   if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
   __syncthreads();
-  const double expected = static_cast<double>(wanted_runs) / sample_size * static_cast<double>(n);
-  const double edges_expected = static_cast<double>(count) * static_cast<double>(n) / kEdgesCompared;
-  const bool use_edges = total > static_cast<unsigned>(kBandMaxRanges) ||
-                         longest > max(kMinTieRun, sample_size / kTieShare) || expected > edges_expected;
+  const bool use_edges =
+      bands::edges_answer_instead(total, kBandMaxRanges, static_cast<int>(longest), sample_size,
+                                  static_cast<double>(wanted_runs), static_cast<double>(count), static_cast<double>(n));
   if (threadIdx.x == 0) {
     plan->total = total;
     plan->use_edges = use_edges;

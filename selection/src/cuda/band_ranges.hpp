@@ -84,4 +84,39 @@ ROBUSTFIT_HOST_DEVICE Key range_span(unsigned r, const unsigned* entries) {
   return shift == 0 ? Key{0} : (Key{1} << shift) - 1;
 }
 
+// The sample's keys in range r (`sorted`: the sample in key order; ranges are monotone in the
+// key, so they are one run, from the first key >= low(r) to the first above high(r)).
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int sample_run(const Key* sorted, int size, unsigned r, const unsigned* entries) {
+  const Key low = range_low<Key>(r, entries);
+  const Key high = low + range_span<Key>(r, entries);
+  int lo = 0, hi = size;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (sorted[mid] < low) lo = mid + 1;
+    else hi = mid;
+  }
+  int end = lo, top = size;
+  while (end < top) {
+    const int mid = (end + top) / 2;
+    if (sorted[mid] <= high) end = mid + 1;
+    else top = mid;
+  }
+  return end - lo;
+}
+
+// Whether the edges should answer instead of the table (band_multi_select.cu, step 2), from the
+// sample: the table has more than `max_ranges` ranges; one range wider than a key holds more
+// than 1/64 of the sample (at least 32 keys: small samples), whose counter would serialise the
+// counting read; or the ranges holding the `count` wanted ranks hold `wanted_runs` sampled keys
+// in all (repeats counted again), i.e. are expected to hold more values than the edges' buckets,
+// about n / 2048 a rank (ties, spans the bands cannot split).
+ROBUSTFIT_HOST_DEVICE inline bool edges_answer_instead(unsigned total, unsigned max_ranges, int longest_run,
+                                                       int sample_size, double wanted_runs, double count, double n) {
+  constexpr int kTieShare = 64, kMinTieRun = 32;
+  constexpr double kEdgesCompared = 2048;
+  const int tie_run = sample_size / kTieShare > kMinTieRun ? sample_size / kTieShare : kMinTieRun;
+  return total > max_ranges || longest_run > tie_run || wanted_runs / sample_size * n > count * n / kEdgesCompared;
+}
+
 }  // namespace robustfit::selection::cuda::detail::bands
