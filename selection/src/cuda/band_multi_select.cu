@@ -283,36 +283,21 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   const int sample_size = std::max(1, params.sample_size);
   const int wanted = std::clamp(params.band_ranges, 1, kBandMaxRanges);
 
-  Key* sample = workspace.device_as<Key>(kSampledMultiSample, sample_size);
-  Key* sorted_sample = workspace.device_as<Key>(kSampledMultiSorted, sample_size);
+  multi::CallBuffers<T> call(workspace, sample_size, ks, count, stream);
   auto* plan = workspace.device_as<BandPlan<Key>>(kBandMultiPlan, 1);
   auto* d_status = workspace.device_as<BandStatus>(kBandMultiStatus, 1);
   auto* h_status = workspace.host_as<BandStatus>(kBandMultiStatus, 1);
-  auto* d_ranks = workspace.device_as<std::size_t>(kSampledMultiRanks, count);
-  auto* h_ranks = workspace.host_as<std::size_t>(kSampledMultiRanks, count);
-  auto* positions = workspace.device_as<unsigned long long>(kSampledMultiPositions, count);
-  T* d_out = workspace.device_as<T>(kSampledMultiOut, count);
-  T* h_out = workspace.host_as<T>(kSampledMultiOut, count);
   const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
-  // The candidate buffer, sized before the counts are known: a wanted range holds ~n / ranges
-  // values (fewer: the ranges are rounded up), so 1.5 n / ranges per rank rarely overflows; an
-  // overflow costs a second compaction.
-  const double guess = params.initial_capacity >= 0
-                           ? static_cast<double>(params.initial_capacity)
-                           : 1.5 * static_cast<double>(count) * (static_cast<double>(n) / wanted) + 65536.0;
-  unsigned long long capacity =
-      static_cast<unsigned long long>(std::max(0.0, std::min({guess, max_candidates, static_cast<double>(n)})));
+  unsigned long long capacity = multi::initial_capacity(params.initial_capacity, count, n, wanted, max_candidates);
   Key* candidates = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
-  std::copy(ks, ks + count, h_ranks);
-  CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
   timer.mark("ranks in");
 
-  multi::draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, sample);
+  multi::draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, call.sample);
   CUDA_CHECK_LAUNCH();
-  multi::sort_keys(sample, sorted_sample, sample_size, workspace, stream);
+  multi::sort_keys(call.sample, call.sorted_sample, sample_size, workspace, stream);
   timer.mark("sample");
-  plan_bands<Key><<<1, kPlanThreads, 0, stream>>>(sorted_sample, sample_size, wanted, d_ranks, count, n, capacity, plan,
-                                                  d_status);
+  plan_bands<Key><<<1, kPlanThreads, 0, stream>>>(call.sorted_sample, sample_size, wanted, call.d_ranks, count, n,
+                                                  capacity, plan, d_status);
   CUDA_CHECK_LAUNCH();
   timer.mark("plan");
 
@@ -327,7 +312,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
   CUDA_CHECK_LAUNCH();
   timer.mark("count");
-  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(d_ranks, count, plan, d_status, positions, d_out);
+  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(call.d_ranks, count, plan, d_status, call.positions, call.d_out);
   CUDA_CHECK_LAUNCH();
   timer.mark("locate");
 
@@ -336,12 +321,12 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
     compact_bands<T><<<grid, kPassThreads, 0, stream>>>(d_values, n, plan, d_status, candidates);
     CUDA_CHECK_LAUNCH();
     timer.mark("compact");
-    select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, d_ranks, count, plan, d_status,
-                                                                            positions, d_out);
+    select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, call.d_ranks, count, plan,
+                                                                            d_status, call.positions, call.d_out);
     CUDA_CHECK_LAUNCH();
     timer.mark("select");
     CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(call.h_out, call.d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     timer.mark("answers out");
   };
@@ -364,7 +349,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
     finish();
   }
   timer.report();
-  std::copy(h_out, h_out + count, out);
+  std::copy(call.h_out, call.h_out + count, out);
   return BandOutcome::answered;
 }
 

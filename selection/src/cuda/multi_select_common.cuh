@@ -5,6 +5,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -65,6 +66,43 @@ __device__ inline int bucket_of_rank(const unsigned long long* before, int bucke
     else hi = mid;
   }
   return lo;
+}
+
+// A call's sample, ranks and answers in the workspace slots both forms share; the ranks copied
+// to the device.
+template <class T>
+struct CallBuffers {
+  using Key = typename KeyTraits<T>::Key;
+  Key* sample;
+  Key* sorted_sample;
+  std::size_t* d_ranks;
+  std::size_t* h_ranks;
+  unsigned long long* positions;  // per rank: its bucket or range, or kEqualityAnswer
+  T* d_out;
+  T* h_out;
+
+  CallBuffers(Workspace& workspace, int sample_size, const std::size_t* ks, std::size_t count, cudaStream_t stream)
+      : sample(workspace.device_as<Key>(kSampledMultiSample, sample_size)),
+        sorted_sample(workspace.device_as<Key>(kSampledMultiSorted, sample_size)),
+        d_ranks(workspace.device_as<std::size_t>(kSampledMultiRanks, count)),
+        h_ranks(workspace.host_as<std::size_t>(kSampledMultiRanks, count)),
+        positions(workspace.device_as<unsigned long long>(kSampledMultiPositions, count)),
+        d_out(workspace.device_as<T>(kSampledMultiOut, count)),
+        h_out(workspace.host_as<T>(kSampledMultiOut, count)) {
+    std::copy(ks, ks + count, h_ranks);
+    CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
+  }
+};
+
+// The candidate buffer, sized before the counts are known (one synchronisation per call): each
+// wanted bucket or range holds about n / parts values (a rank lands in a large one more often
+// than in a small one), so 1.5 n / parts a rank + 2^16 rarely overflows, and an overflow costs a
+// second compaction; at most max_candidates and n. `asked` >= 0: that size (tests: tiny).
+inline unsigned long long initial_capacity(long long asked, std::size_t count, std::size_t n, int parts,
+                                           double max_candidates) {
+  const double guess = asked >= 0 ? static_cast<double>(asked)
+                                  : 1.5 * static_cast<double>(count) * (static_cast<double>(n) / parts) + 65536.0;
+  return static_cast<unsigned long long>(std::max(0.0, std::min({guess, max_candidates, static_cast<double>(n)})));
 }
 
 // Events between the phases of one call, when SampledMultiParams::phases asks for them.

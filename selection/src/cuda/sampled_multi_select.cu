@@ -648,32 +648,24 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   const int edges = std::clamp(params.edges == 0 ? default_edges(count) : params.edges, 1, std::min(kMaxEdges, sample_size));
   const int bins = std::clamp(params.table_bins, 1, kMaxBins);
 
-  Key* sample = workspace.device_as<Key>(kSampledMultiSample, sample_size);
-  Key* sorted_sample = workspace.device_as<Key>(kSampledMultiSorted, sample_size);
+  CallBuffers<T> call(workspace, sample_size, ks, count, stream);
+  Key* sample = call.sample;
+  Key* sorted_sample = call.sorted_sample;
+  const std::size_t* d_ranks = call.d_ranks;
+  unsigned long long* positions = call.positions;
+  T* d_out = call.d_out;
+  T* h_out = call.h_out;
   auto* plan = workspace.device_as<Plan<Key>>(kSampledMultiPlan, 1);
   auto* d_status = workspace.device_as<Status>(kSampledMultiStatus, 1);
   auto* h_status = workspace.host_as<Status>(kSampledMultiStatus, 1);
-  auto* d_ranks = workspace.device_as<std::size_t>(kSampledMultiRanks, count);
-  auto* h_ranks = workspace.host_as<std::size_t>(kSampledMultiRanks, count);
-  auto* positions = workspace.device_as<unsigned long long>(kSampledMultiPositions, count);
-  T* d_out = workspace.device_as<T>(kSampledMultiOut, count);
-  T* h_out = workspace.host_as<T>(kSampledMultiOut, count);
   const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
-  // The segmented finish's buffer, sized before the counts are known (one synchronisation per
-  // call): the wanted buckets hold ~ (1 + 1/8) n / edges values each (a rank lands in a large
-  // bucket more often than in a small one; 8 sample keys per bucket), so 1.5 n / edges per rank
-  // rarely overflows; an overflow costs a second compaction.
+  // The segmented finish's buffer (8 sample keys per bucket: n / edges values each).
   unsigned long long capacity = 0;
   Key* candidate_keys = nullptr;
   if (params.segmented) {
-    const double guess = params.initial_capacity >= 0
-                             ? static_cast<double>(params.initial_capacity)
-                             : 1.5 * static_cast<double>(count) * (static_cast<double>(n) / edges) + 65536.0;
-    capacity = static_cast<unsigned long long>(std::max(0.0, std::min({guess, max_candidates, static_cast<double>(n)})));
+    capacity = initial_capacity(params.initial_capacity, count, n, edges, max_candidates);
     candidate_keys = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
   }
-  std::copy(ks, ks + count, h_ranks);
-  CUDA_CHECK(cudaMemcpyAsync(d_ranks, h_ranks, count * sizeof(std::size_t), cudaMemcpyHostToDevice, stream));
   timer.mark("ranks in");
 
   if (params.block_sample && sample_size == kSampleThreads * 16) {
