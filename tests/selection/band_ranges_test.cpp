@@ -159,21 +159,18 @@ void check_verdicts(std::size_t n) {
     unsigned total = 0;
     const std::vector<unsigned> entries = table_from(sample, kRanges, &total);
     int longest = 0;
-    for (int i = 0; i < kSample; ++i) {
-      const unsigned r = bands::range_of(sample[i], entries.data());
-      if (bands::range_span<Key>(r, entries.data()) != 0)
-        longest = std::max(longest, bands::sample_run(sample.data(), kSample, r, entries.data()));
-    }
+    for (int i = 0; i < kSample; ++i)
+      longest = std::max(longest, bands::sample_run(sample.data(), kSample, bands::range_of(sample[i], entries.data()),
+                                                    entries.data()));
     std::vector<std::size_t> ks(kCount);
     for (std::size_t i = 0; i < kCount; ++i) ks[i] = i * (n - 1) / (kCount - 1);
     double wanted_runs = 0;
     for (const std::size_t k : ks) {
       const auto p = static_cast<int>(std::min<double>(kSample - 1, static_cast<double>(k) * kSample / static_cast<double>(n)));
-      const unsigned r = bands::range_of(sample[p], entries.data());
-      if (bands::range_span<Key>(r, entries.data()) != 0) wanted_runs += bands::sample_run(sample.data(), kSample, r, entries.data());
+      wanted_runs += bands::sample_run(sample.data(), kSample, bands::range_of(sample[p], entries.data()), entries.data());
     }
     const bool edges = bands::edges_answer_instead(total, 20480, longest, kSample, wanted_runs, kCount, static_cast<double>(n));
-    // What the table would compact: the values of the ranges (wider than a key) holding a rank.
+    // What the table would compact: the values of the ranges holding a rank.
     std::vector<Key> sorted = keys;
     std::sort(sorted.begin(), sorted.end());
     std::vector<std::size_t> population(total, 0);
@@ -182,7 +179,7 @@ void check_verdicts(std::size_t n) {
     std::size_t candidates = 0;
     for (const std::size_t k : ks) {
       const unsigned r = bands::range_of(sorted[k], entries.data());
-      if (bands::range_span<Key>(r, entries.data()) != 0 && !active[r]) {
+      if (!active[r]) {
         active[r] = 1;
         candidates += population[r];
       }

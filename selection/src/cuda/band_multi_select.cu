@@ -13,8 +13,8 @@
 //     equality buckets need no copying).
 //  3. Counting read: every value's range counted in shared memory (a block's counters: 4 bytes a
 //     range), added to global counts; NaNs counted on the way.
-//  4. One block: prefix sums of the counts give each rank its range; a range one key wide
-//     answers its ranks by its key; the others are active, placed by prefix sums of their counts.
+//  4. One block: prefix sums of the counts give each rank its range; those ranges are active,
+//     placed by prefix sums of their counts.
 //  5. Compacting read: the keys of active ranges written into their range's segment at a cursor
 //     (atomics aggregated over a warp's lanes in one range: about 1 % of n are candidates).
 //  6. A block per rank: radix digits of key - the range's lowest key within its segment
@@ -44,7 +44,6 @@
 namespace robustfit::selection::cuda::detail {
 namespace {
 
-using multi::kEqualityAnswer;
 using segments::Segment;
 
 constexpr int kPlanThreads = 1024;
@@ -119,7 +118,6 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
   for (int i = threadIdx.x; i < sample_size; i += blockDim.x) {
     const unsigned r = bands::range_of(sorted_sample[i], entries);
     if (i + 1 < sample_size && bands::range_of(sorted_sample[i + 1], entries) == r) continue;
-    if (bands::range_span<Key>(r, entries) == 0) continue;  // one key: answered without copying
     atomicMax(&longest, static_cast<unsigned>(bands::sample_run(sorted_sample, sample_size, r, entries)));
   }
   // The runs where the wanted ranks fall (a rank at sample position k S / n; repeats counted
@@ -129,7 +127,7 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     const auto p = static_cast<int>(min(static_cast<double>(sample_size - 1),
                                         static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
     const unsigned r = bands::range_of(sorted_sample[p], entries);
-    if (bands::range_span<Key>(r, entries) != 0) mine_runs += bands::sample_run(sorted_sample, sample_size, r, entries);
+    mine_runs += bands::sample_run(sorted_sample, sample_size, r, entries);
   }
   if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
   __syncthreads();
@@ -177,14 +175,13 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
 }
 
-// Step 4 (one block): each rank's range, the active ranges and their places.
+// Step 4 (one block): each rank's range, the active ranges and their places (every range spans
+// 2^8 keys or more: band_bits gives a band at most as many ranges as asked, < 2^15).
 template <class T>
 __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* __restrict__ ks, std::size_t count,
                                                             BandPlan<typename KeyTraits<T>::Key>* plan,
                                                             BandStatus* status,
-                                                            unsigned long long* __restrict__ positions,
-                                                            T* __restrict__ out) {
-  using Key = typename KeyTraits<T>::Key;
+                                                            unsigned long long* __restrict__ positions) {
   if (plan->use_edges) return;
   const int total = static_cast<int>(plan->total);
   multi::block_prefix_sums<kPlanThreads, kLocateItems>(total, [plan](int r) { return plan->counts[r]; }, plan->before);
@@ -192,13 +189,8 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
     const int r = multi::bucket_of_rank(plan->before, total, ks[i]);
-    if (bands::range_span<Key>(static_cast<unsigned>(r), plan->entries) == 0) {
-      out[i] = KeyTraits<T>::from_key(bands::range_low<Key>(static_cast<unsigned>(r), plan->entries));
-      positions[i] = kEqualityAnswer;
-    } else {
-      positions[i] = static_cast<unsigned long long>(r);
-      atomicOr(&plan->active[r >> 5], 1u << (r & 31));
-    }
+    positions[i] = static_cast<unsigned long long>(r);
+    atomicOr(&plan->active[r >> 5], 1u << (r & 31));
   }
   __syncthreads();
   const unsigned long long candidates = multi::block_prefix_sums<kPlanThreads, kLocateItems>(
@@ -244,7 +236,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   });
 }
 
-// Step 6 (a block per rank not answered by its range's key): the rank within its segment.
+// Step 6 (a block per rank): the rank within its range's segment.
 template <class T>
 __global__ __launch_bounds__(segments::kSelectThreads) void select_in_bands(
     const typename KeyTraits<T>::Key* __restrict__ candidates, const std::size_t* __restrict__ ks, std::size_t count,
@@ -254,9 +246,7 @@ __global__ __launch_bounds__(segments::kSelectThreads) void select_in_bands(
   __shared__ segments::SelectShared shared;
   if (plan->use_edges || status->candidates > plan->capacity) return;
   for (std::size_t i = blockIdx.x; i < count; i += gridDim.x) {
-    const unsigned long long position = positions[i];
-    if (position == kEqualityAnswer) continue;  // block-uniform
-    const auto r = static_cast<unsigned>(position);
+    const auto r = static_cast<unsigned>(positions[i]);
     const Segment<Key> segment{candidates + plan->active_before[r], plan->counts[r],
                                bands::range_low<Key>(r, plan->entries),
                                segments::bit_width<Key>(bands::range_span<Key>(r, plan->entries))};
@@ -312,7 +302,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
   CUDA_CHECK_LAUNCH();
   timer.mark("count");
-  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(call.d_ranks, count, plan, d_status, call.positions, call.d_out);
+  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(call.d_ranks, count, plan, d_status, call.positions);
   CUDA_CHECK_LAUNCH();
   timer.mark("locate");
 

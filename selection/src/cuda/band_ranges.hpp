@@ -10,7 +10,6 @@
 // No search: one table load, a shift and an add (the edges' lookup needs a binary search, ~74
 // instructions a value in all). Ranges are numbered in key order, so range is monotone in the
 // key and range r holds the keys [low(r), high(r)], high(r) + 1 = low(r + 1).
-// A range one key wide (shift 0) answers its ranks by its key: ties need no copying there.
 #include <cstdint>
 
 #include "host_device.hpp"
