@@ -1,16 +1,18 @@
 #pragma once
-// The exponent-band table weighed for issue 11's many-rank counting read (not in the library):
-// a key's range is offset[band] + (mantissa >> shift[band]), band = the key's sign and exponent
-// bits, each band given a power of two of ranges in proportion to its share of a sample (at
-// least one; bands the sample missed get one). No search: a table load, a shift and an add.
-// Host code shared by the simulation (multiselect_lookup_sim.cpp) and the GPU counting
-// experiment (multiselect_band_count.cu).
+// The exponent-band table of sampled multiselection's band form (the library's
+// selection/src/cuda/band_ranges.hpp does the arithmetic) built on the host from a sample, for
+// the host simulation (multiselect_lookup_sim.cpp) and the counting experiment
+// (multiselect_band_count.cu). A key's range is first[band] + (mantissa >> shift[band]).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "../selection/src/cuda/band_ranges.hpp"
+
 namespace robustfit::bench {
+
+namespace bands = robustfit::selection::cuda::detail::bands;
 
 // Order-preserving unsigned keys (as the library's key_traits.cuh), sign and exponent on top.
 template <class T> struct BandBits;
@@ -29,33 +31,32 @@ typename BandBits<T>::Key band_key(T v) {
 template <class T>
 struct BandTable {
   using Key = typename BandBits<T>::Key;
-  static constexpr int kMantissa = BandBits<T>::kMantissa;
-  static constexpr int kBands = 1 << (sizeof(Key) * 8 - kMantissa);
-  std::vector<int> shift;           // kBands
-  std::vector<std::size_t> offset;  // kBands + 1: offset[kBands] is the number of ranges
+  static constexpr int kMantissa = bands::mantissa_bits<Key>();
+  static constexpr int kBands = bands::band_count<Key>();
+  std::vector<unsigned> entries;  // kBands packed words (bands::pack_band), as the device reads them
+  std::size_t total = 0;          // ranges
 
-  std::size_t ranges() const { return offset[kBands]; }
-  std::size_t range(Key k) const {
-    const auto b = static_cast<std::size_t>(k >> kMantissa);
-    return offset[b] + static_cast<std::size_t>((k & ((Key{1} << kMantissa) - 1)) >> shift[b]);
-  }
+  std::size_t ranges() const { return total; }
+  std::size_t range(Key k) const { return bands::range_of(k, entries.data()); }
+  int shift(int band) const { return bands::band_shift(entries[static_cast<std::size_t>(band)]); }
 };
 
-// About `ranges` ranges (1.3-2 x that after the rounding up) from `sample` (keys, any order).
+// About `ranges` ranges (1.3-2 x that after the rounding up) from `sample` (keys, any order), as
+// the library's plan kernel shares them out (bands::band_bits).
 template <class T>
 BandTable<T> make_band_table(const std::vector<typename BandBits<T>::Key>& sample, int ranges) {
   using Table = BandTable<T>;
-  std::vector<double> share(Table::kBands, 0.0);
-  for (const auto k : sample) share[k >> Table::kMantissa] += 1.0 / static_cast<double>(sample.size());
+  std::vector<std::uint64_t> in_band(Table::kBands, 0);
+  for (const auto k : sample) ++in_band[bands::band_of(k)];
   Table table;
-  table.shift.resize(Table::kBands);
-  table.offset.assign(Table::kBands + 1, 0);
+  table.entries.resize(Table::kBands);
+  unsigned first = 0;
   for (int b = 0; b < Table::kBands; ++b) {
-    int bits = 0;
-    while (bits < Table::kMantissa && static_cast<double>(std::uint64_t{1} << bits) < ranges * share[b]) ++bits;
-    table.shift[b] = Table::kMantissa - bits;
-    table.offset[b + 1] = table.offset[b] + (std::size_t{1} << bits);
+    const int bits = bands::band_bits<typename Table::Key>(in_band[b], sample.size(), static_cast<std::uint64_t>(ranges));
+    table.entries[b] = bands::pack_band(first, Table::kMantissa - bits);
+    first += 1u << bits;
   }
+  table.total = first;
   return table;
 }
 

@@ -41,23 +41,11 @@ void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
-// A band's table entry: its first range << 8 | its shift.
-template <class T>
-std::vector<unsigned> packed(const BandTable<T>& table) {
-  std::vector<unsigned> out(BandTable<T>::kBands);
-  for (int b = 0; b < BandTable<T>::kBands; ++b)
-    out[b] = static_cast<unsigned>(table.offset[b]) << 8 | static_cast<unsigned>(table.shift[b]);
-  return out;
-}
-
 template <class T, bool kAggregated>
 __global__ __launch_bounds__(kThreads) void band_count(const T* __restrict__ x, std::size_t n,
                                                        const unsigned* __restrict__ table, int ranges,
                                                        unsigned long long* counts, unsigned long long* nans) {
-  using Key = typename detail::KeyTraits<T>::Key;
-  constexpr int kMantissa = BandTable<T>::kMantissa;
   constexpr int kBands = BandTable<T>::kBands;
-  constexpr Key kMantissaMask = (Key{1} << kMantissa) - 1;
   extern __shared__ unsigned shared[];
   unsigned* entries = shared;
   unsigned* counters = shared + kBands;
@@ -68,9 +56,7 @@ __global__ __launch_bounds__(kThreads) void band_count(const T* __restrict__ x, 
   detail::visit_vectors(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < detail::kVisitItems<T>; ++u) {
-      const Key key = detail::KeyTraits<T>::to_key(values[u]);
-      const unsigned entry = entries[static_cast<unsigned>(key >> kMantissa)];
-      const int range = static_cast<int>((entry >> 8) + static_cast<unsigned>((key & kMantissaMask) >> (entry & 0xffu)));
+      const int range = static_cast<int>(robustfit::bench::bands::range_of(detail::KeyTraits<T>::to_key(values[u]), entries));
       const bool in = valid >> u & 1u;
       block_nans += in && values[u] != values[u];
       if constexpr (kAggregated) detail::seed::count_in_shared(counters, in ? range : -1);
@@ -146,7 +132,7 @@ void run(const Options& options, std::ofstream& csv) {
         const int ranges = static_cast<int>(table.ranges());
         std::vector<unsigned long long> expected(ranges, 0);
         for (const T v : host) ++expected[table.range(robustfit::bench::band_key(v))];
-        const std::vector<unsigned> entries = packed(table);
+        const std::vector<unsigned>& entries = table.entries;
         unsigned* d_table = nullptr;
         unsigned long long* d_counts = nullptr;  // the ranges' counts, then the NaN count
         check(cudaMalloc(&d_table, entries.size() * sizeof(unsigned)), "cudaMalloc");

@@ -99,7 +99,7 @@ void simulate(const Options& options) {
     for (const Key k : keys) ++range_population[range(k)];
     std::vector<long long> wanted_ranges;
     for (const Key k : wanted_keys)
-      wanted_ranges.push_back(table.shift[k >> kMantissa] == 0 ? -1 : static_cast<long long>(range(k)));
+      wanted_ranges.push_back(table.shift(static_cast<int>(k >> kMantissa)) == 0 ? -1 : static_cast<long long>(range(k)));
     const std::size_t by_bands = candidates(range_population, wanted_ranges);
 
     std::printf("%-24s %11.2f%% %11.2f%% %12zu\n", std::string(robustfit::data::to_string(d)).c_str(),
