@@ -412,13 +412,16 @@ void bench_tune_multi(const Options& options, gpu::Workspace& workspace) {
               }
         // The band table: ranges wanted and the sample that shares them out.
         for (const int ranges : {2048, 4096, 8192, 16384, detail::kBandMaxRanges})
-          for (const int sample : {1 << 14, 1 << 15, 1 << 16}) {
-            detail::SampledMultiParams params;
-            params.band_ranges = ranges;
-            params.sample_size = sample;
-            tune_multi_row(options, input, floor, dist, ks, expected, params, workspace,
-                           "sampled-multi-bands-r" + std::to_string(ranges) + "-s" + std::to_string(sample));
-          }
+          for (const int sample : {1 << 14, 1 << 15, 1 << 16})
+            for (const int blocks : {1, 2}) {
+              detail::SampledMultiParams params;
+              params.band_ranges = ranges;
+              params.sample_size = sample;
+              params.band_blocks_per_sm = blocks;
+              tune_multi_row(options, input, floor, dist, ks, expected, params, workspace,
+                             "sampled-multi-bands-r" + std::to_string(ranges) + "-s" + std::to_string(sample) + "-b" +
+                                 std::to_string(blocks));
+            }
       }
       std::fprintf(stderr, "tune-multi %s n=2^%d done\n", type_name(T{}), log_n);
     }

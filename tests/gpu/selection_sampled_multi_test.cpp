@@ -38,8 +38,10 @@ detail::SampledMultiParams edges_only(detail::SampledMultiParams p) {
   p.band_ranges = 0;
   return p;
 }
-detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fraction = 0.5, long long capacity = -1) {
+detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fraction = 0.5, long long capacity = -1,
+                                 int blocks_per_sm = 0) {
   detail::SampledMultiParams p;
+  p.band_blocks_per_sm = blocks_per_sm;
   p.band_ranges = ranges;
   p.sample_size = sample;
   p.max_candidate_fraction = fraction;
@@ -59,7 +61,7 @@ detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fracti
 // edge with the first digit counted by one block per rank. The band table's: a tiny sample
 // (ranges of few sampled keys), 16 ranges (long segments, many candidates), a one-key buffer
 // (the second compaction), more ranges than it holds and no room for candidates (the edges
-// answer: the second then sorts).
+// answer: the second then sorts), one block of the reads per multiprocessor.
 const Case kCases[] = {{"default", {}},
                        {"forced fallback", edges_only({1 << 15, 4096, 8192, -1.0})},
                        {"one edge", edges_only({1 << 15, 1, 8192, 2.0})},
@@ -82,7 +84,8 @@ const Case kCases[] = {{"default", {}},
                        {"bands, 16 ranges", bands(16, 1 << 15, 2.0)},
                        {"bands, retry", bands(8192, 1 << 15, 0.5, 1)},
                        {"bands, most ranges (the edges answer)", bands(detail::kBandMaxRanges)},
-                       {"bands, no room (the edges, then one sort)", bands(8192, 1 << 15, -1.0)}};
+                       {"bands, no room (the edges, then one sort)", bands(8192, 1 << 15, -1.0)},
+                       {"bands, one block an SM", bands(8192, 1 << 15, 0.5, -1, 1)}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -137,30 +140,30 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
 const Case* const kAll[] = {&kCases[0],  &kCases[1],  &kCases[2],  &kCases[3],  &kCases[4],  &kCases[5],
                             &kCases[6],  &kCases[7],  &kCases[8],  &kCases[9],  &kCases[10], &kCases[11],
                             &kCases[12], &kCases[13], &kCases[14], &kCases[15], &kCases[16], &kCases[17],
-                            &kCases[18], &kCases[19], &kCases[20], &kCases[21], &kCases[22]};
+                            &kCases[18], &kCases[19], &kCases[20], &kCases[21], &kCases[22], &kCases[23]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22]});
+                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22], kAll[23]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                 {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22]});
+                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22], kAll[23]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21]});
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21], kAll[23]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21]});
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21], kAll[23]});
 }
 
 // Many ranks in one bucket (1001 consecutive ranks around the median: one or two buckets, each

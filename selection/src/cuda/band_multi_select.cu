@@ -294,10 +294,11 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   // The counting read's shared memory is sized for the most ranges (the host does not know the
   // table's): two blocks of 1024 threads an SM.
   const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
-  static const int blocks_per_sm = [&] {
+  static const int resident = [&] {
     detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);
-    return std::max(1, resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2));
+    return resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
   }();
+  const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 2, 1, resident);
   const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
   count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
   CUDA_CHECK_LAUNCH();

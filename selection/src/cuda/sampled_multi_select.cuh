@@ -60,6 +60,9 @@ struct SampledMultiParams {
   // by a table load and a shift (no search); the edges answer where the sample shows ties or
   // spans the bands cannot split, or the ranges exceed kBandMaxRanges. 0: the edges only.
   int band_ranges = 8192;
+  // The band form's two reads: blocks of 1024 threads per multiprocessor (1 or 2; each block
+  // zeroes and flushes a counter per range, so fewer blocks flush less at small n). 0: 2.
+  int band_blocks_per_sm = 0;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).
