@@ -215,7 +215,6 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) active[w] = plan->active[w];
   __syncthreads();
-  const unsigned lane = threadIdx.x % 32;
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
 #pragma unroll
     for (int u = 0; u < kVisitItems<T>; ++u) {
@@ -226,11 +225,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
       if (keepers == 0) continue;  // warp-uniform: most steps
       if (keep) {
         const unsigned peers = __match_any_sync(keepers, r);  // the lanes keeping a key of range r
-        const int leader = __ffs(peers) - 1;
-        unsigned first = 0;
-        if (static_cast<int>(lane) == leader) first = atomicAdd(&plan->cursors[r], static_cast<unsigned>(__popc(peers)));
-        first = __shfl_sync(peers, first, leader);
-        candidates[plan->active_before[r] + first + __popc(peers & ((1u << lane) - 1))] = key;
+        candidates[plan->active_before[r] + seed::warp_append(peers, peers, &plan->cursors[r])] = key;
       }
     }
   });

@@ -112,7 +112,6 @@ __device__ __noinline__ void finish_in_one_block(const T* buffer, std::size_t si
                                     unsigned long long rank, Counters<T>* counters, typename KeyTraits<T>::Key* compact,
                                     cooperative_groups::grid_group& grid, unsigned char* shared, Answer<T>* answer) {
   using Key = typename KeyTraits<T>::Key;
-  const unsigned lane = threadIdx.x % 32;
   constexpr int kLoads = bracketing::kDigitLoads;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride * kLoads) {
     Key keys[kLoads];
@@ -127,12 +126,8 @@ __device__ __noinline__ void finish_in_one_block(const T* buffer, std::size_t si
       const bool match = i + j * stride < size && bracketing::shift_right(keys[j], remaining) == prefix;
       const unsigned matching = __ballot_sync(active, match);
       if (matching == 0) continue;  // warp-uniform
-      const int leader = __ffs(matching) - 1;
-      unsigned long long first = 0;
-      if (static_cast<int>(lane) == leader)
-        first = atomicAdd(&counters->compacted, static_cast<unsigned long long>(__popc(matching)));
-      first = __shfl_sync(active, first, leader);
-      if (match) compact[first + __popc(matching & ((1u << lane) - 1))] = keys[j];
+      const unsigned long long at = seed::warp_append(active, matching, &counters->compacted);
+      if (match) compact[at] = keys[j];
     }
   }
   grid.sync();

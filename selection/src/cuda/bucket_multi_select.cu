@@ -158,17 +158,13 @@ __global__ __launch_bounds__(kThreads) void copy_active(const T* __restrict__ x,
   __syncthreads();
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   const std::size_t rounds = (n + stride - 1) / stride;
-  const int lane = threadIdx.x % 32;
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t i = r * stride + blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
     const bool keep = i < n && active[bucket_ids[i]];
     const unsigned ballot = __ballot_sync(0xffffffffu, keep);
     if (ballot == 0) continue;
-    const int leader = __ffs(ballot) - 1;
-    unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(&control->written, static_cast<unsigned long long>(__popc(ballot)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = x[i];
+    const unsigned long long at = seed::warp_append(0xffffffffu, ballot, &control->written);
+    if (keep) out[at] = x[i];
   }
 }
 

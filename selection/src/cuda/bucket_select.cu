@@ -234,11 +234,8 @@ __global__ __launch_bounds__(kThreads) void gather_k_bucket(const T* __restrict_
     if (out != nullptr) {  // warp-aggregated cursor: one global atomic per warp
       const unsigned ballot = __ballot_sync(0xffffffffu, keep);
       if (ballot) {
-        const int lane = threadIdx.x % 32;
-        unsigned long long base = 0;
-        if (lane == __ffs(ballot) - 1) base = atomicAdd(&state->written, static_cast<unsigned long long>(__popc(ballot)));
-        base = __shfl_sync(0xffffffffu, base, __ffs(ballot) - 1);
-        if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = v;
+        const unsigned long long at = seed::warp_append(0xffffffffu, ballot, &state->written);
+        if (keep) out[at] = v;
       }
     }
   }

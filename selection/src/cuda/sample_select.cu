@@ -134,17 +134,13 @@ __global__ __launch_bounds__(kThreads) void filter_bucket(const T* __restrict__ 
   const unsigned char chosen = static_cast<unsigned char>(state->bucket);
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   const std::size_t rounds = (n + stride - 1) / stride;
-  const int lane = threadIdx.x % 32;
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t i = r * stride + blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
     const bool keep = i < n && oracles[i] == chosen;
     const unsigned ballot = __ballot_sync(0xffffffffu, keep);
     if (ballot == 0) continue;
-    const int leader = __ffs(ballot) - 1;
-    unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(&state->written, static_cast<unsigned long long>(__popc(ballot)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = x[i];
+    const unsigned long long at = seed::warp_append(0xffffffffu, ballot, &state->written);
+    if (keep) out[at] = x[i];
   }
 }
 

@@ -41,6 +41,19 @@ __device__ __forceinline__ void count_in_shared(unsigned int* local, int bucket)
   }
 }
 
+// Where a keeping lane writes when the warp's keepers (`keepers` = __ballot_sync(mask, keep),
+// non-zero) are appended at *cursor in lane order: one global atomic per warp, by the first
+// keeper. Every lane of `mask` calls it.
+template <class Count>  // unsigned or unsigned long long
+__device__ __forceinline__ Count warp_append(unsigned mask, unsigned keepers, Count* cursor) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int leader = __ffs(keepers) - 1;
+  Count base = 0;
+  if (lane == leader) base = atomicAdd(cursor, static_cast<Count>(__popc(keepers)));
+  base = __shfl_sync(mask, base, leader);
+  return base + static_cast<Count>(__popc(keepers & ((1u << lane) - 1)));
+}
+
 // Adds a block's shared counters to the global ones (only the non-zero ones).
 __device__ inline void flush_counts(const unsigned int* local, int buckets, unsigned long long* counts) {
   __syncthreads();
