@@ -1,28 +1,29 @@
 // Sampled multiselection's band-table form (ours, issue 11): many order statistics of one vector
 // from one counting read and one compacting read, each finding a value's range by a table load, a
 // shift and an add (band_ranges.hpp), where the edges' form (sampled_multi_select.cu) searches
-// among sample edges, ~74 instructions a value. The counting read alone ran at 1.3 x the one-pass
-// floor for 2^28 floats and 1.03 x for doubles on the H200, against 2.6 x / 2.1 x for the edges'
-// (bench/results/multiselect_band_count_h200_2026-11-29).
-//  1. The sample (32768 keys by default) sorted, as the edges' form draws it.
+// among sample edges, ~74 instructions a value. H200, 101 percentiles of 2^28 floats: 0.82 ms
+// (the edges' 1.66), the counting read 0.26 ms (1.1 x the one-pass floor), the compacting read
+// 0.47 (bench/results/selection_band_multiselect_h200_2026-11-29, call h).
+//  1. The sample (32768 keys by default), drawn as the edges' form draws it (not sorted).
 //  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
-//     each band's first range by a scan. The sample decides: where the ranges of the wanted
-//     ranks are expected to hold more values than the edges' buckets (ties: all equal, {1, 2},
-//     ten percent tens; narrow spans: subnormals, a narrow normal), where one range holds more
-//     than 1/64 of the sample, or beyond kBandMaxRanges ranges, the edges answer (their
-//     equality buckets need no copying).
+//     each band's first range by a scan; the sample's keys per range. The sample decides: where
+//     the ranges of the wanted ranks are expected to hold more values than the edges' buckets
+//     (ties: all equal, {1, 2}, ten percent tens; narrow spans: subnormals, a narrow normal),
+//     where one range holds more than 1/64 of the sample, or beyond kBandMaxRanges ranges, the
+//     edges answer (their equality buckets need no copying).
 //  3. Counting read: every value's range counted in shared memory (a block's counters: 4 bytes a
 //     range), added to global counts; NaNs counted on the way.
 //  4. One block: prefix sums of the counts give each rank its range; those ranges are active,
 //     placed by prefix sums of their counts.
-//  5. Compacting read: the keys of active ranges written into their range's segment at a cursor
-//     (atomics aggregated over a warp's lanes in one range: about 1 % of n are candidates).
+//  5. Compacting read: the keys of active ranges (about 1 % of n) staged per warp in shared
+//     memory, then written into their range's segment at a cursor (an atomic per range present
+//     in 32 staged keys).
 //  6. A block per rank: radix digits of key - the range's lowest key within its segment
 //     (segment_select.cuh, as the edges' form).
 //  7. One copy of the status and the answers, the call's one host synchronisation. The sample's
 //     verdict, more candidates than max_candidate_fraction of n: the edges answer instead; more
 //     than the buffer held: a second compaction into a buffer of the right size.
-// Per call: 1 host synchronisation, 3 copies, 5 kernels of its own and CUB's sort of the sample.
+// Per call: 1 host synchronisation, 3 copies, 6 kernels (draw, plan, count, locate, compact, select).
 // Extra memory: the plan (~0.7 MB), the candidate buffer (1.5 n / ranges keys per rank + 2^16).
 #include <cub/block/block_scan.cuh>
 
@@ -72,9 +73,31 @@ struct BandStatus {
 
 __device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { return active[r >> 5] >> (r & 31) & 1u; }
 
-// Step 2 (one block): the table, the sample's verdict (bands::edges_answer_instead), zeroed counts.
+// Step 2 (one block): the table, the sample's verdict (bands::edges_answer_instead), zeroed
+// counts. The verdict needs the sample's keys per band and per range and the range of sample
+// rank k S / n: histograms and a prefix sum in shared memory, no sort (a device-wide sort of the
+// sample and searches of it in global memory took ~200 us of 2^24 floats' 330). Dynamic shared
+// memory: kBandMaxRanges + 1 counters (the keys per band first, then per range).
+constexpr std::size_t kPlanSharedBytes = sizeof(unsigned) * (kBandMaxRanges + 1);
+constexpr int kPlanRangeItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;
+
+// Calls visit(key) for each of the sample's keys, a thread's keys loaded 8 at a time (in flight
+// together, not one load's latency after another's).
+template <class Key, class Visit>
+__device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Visit visit) {
+  constexpr int kBatch = 8;
+  for (int first = threadIdx.x; first < size; first += kBatch * blockDim.x) {
+    Key keys[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) keys[j] = first + j * blockDim.x < size ? sample[first + j * blockDim.x] : Key{};
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (first + j * blockDim.x < size) visit(keys[j]);
+  }
+}
+
 template <class Key>
-__global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sorted_sample, int sample_size,
+__global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sample, int sample_size,
                                                            int wanted, const std::size_t* __restrict__ ks,
                                                            std::size_t count, std::size_t n,
                                                            unsigned long long capacity, BandPlan<Key>* plan,
@@ -83,21 +106,21 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
   constexpr int kPerThread = (kBands + kPlanThreads - 1) / kPlanThreads;
   using Scan = cub::BlockScan<unsigned, kPlanThreads>;
   __shared__ typename Scan::TempStorage temp;
-  __shared__ unsigned in_band[kBands];
   __shared__ unsigned entries[kBands];
   __shared__ unsigned longest;
   __shared__ unsigned long long wanted_runs;  // sample keys in the ranges of the wanted ranks
-  for (int b = threadIdx.x; b < kBands; b += blockDim.x) in_band[b] = 0;
+  extern __shared__ unsigned tally[];         // keys per band, then per range, then before each range
+  for (int b = threadIdx.x; b < kBands; b += blockDim.x) tally[b] = 0;
   if (threadIdx.x == 0) longest = 0, wanted_runs = 0;
   __syncthreads();
-  for (int i = threadIdx.x; i < sample_size; i += blockDim.x) atomicAdd(&in_band[bands::band_of(sorted_sample[i])], 1u);
+  for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::band_of(key)], 1u); });
   __syncthreads();
   int bits[kPerThread];
   unsigned mine = 0;
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
     const int b = threadIdx.x * kPerThread + j;
-    bits[j] = b < kBands ? bands::band_bits<Key>(in_band[b], static_cast<std::uint64_t>(sample_size),
+    bits[j] = b < kBands ? bands::band_bits<Key>(tally[b], static_cast<std::uint64_t>(sample_size),
                                                  static_cast<std::uint64_t>(wanted))
                          : 0;
     if (b < kBands) mine += 1u << bits[j];
@@ -112,24 +135,42 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
       first += 1u << bits[j];
     }
   }
-  __syncthreads();
+  __syncthreads();  // entries written, tally and temp free
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) plan->entries[b] = entries[b];
-  // The longest run, at each run's last key (ranges are monotone in the key).
-  for (int i = threadIdx.x; i < sample_size; i += blockDim.x) {
-    const unsigned r = bands::range_of(sorted_sample[i], entries);
-    if (i + 1 < sample_size && bands::range_of(sorted_sample[i + 1], entries) == r) continue;
-    atomicMax(&longest, static_cast<unsigned>(bands::sample_run(sorted_sample, sample_size, r, entries)));
+  const bool fits = total <= static_cast<unsigned>(kBandMaxRanges);
+  if (fits) {
+    // The sample's keys per range; the longest run of one range.
+    for (unsigned r = threadIdx.x; r < total; r += blockDim.x) tally[r] = 0;
+    __syncthreads();
+    for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
+    __syncthreads();
+    unsigned items[kPlanRangeItems], most = 0;
+#pragma unroll
+    for (int j = 0; j < kPlanRangeItems; ++j) {
+      const unsigned r = threadIdx.x * kPlanRangeItems + j;
+      items[j] = r < total ? tally[r] : 0u;
+      most = max(most, items[j]);
+    }
+    if (most != 0) atomicMax(&longest, most);
+    __syncthreads();  // every count read
+    Scan(temp).ExclusiveSum(items, items);
+#pragma unroll
+    for (int j = 0; j < kPlanRangeItems; ++j) {
+      const unsigned r = threadIdx.x * kPlanRangeItems + j;
+      if (r <= total) tally[r] = items[j];  // tally[total] = sample_size
+    }
+    __syncthreads();
+    // The ranges where the wanted ranks fall (a rank at sample position k S / n; repeats counted
+    // again: an upper bound), as the sample's keys in them.
+    unsigned long long mine_runs = 0;
+    for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+      const auto p = static_cast<unsigned>(min(static_cast<double>(sample_size - 1),
+                                               static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
+      const int r = multi::bucket_of_rank(tally, static_cast<int>(total), p);
+      mine_runs += tally[r + 1] - tally[r];
+    }
+    if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
   }
-  // The runs where the wanted ranks fall (a rank at sample position k S / n; repeats counted
-  // again: an upper bound).
-  unsigned long long mine_runs = 0;
-  for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
-    const auto p = static_cast<int>(min(static_cast<double>(sample_size - 1),
-                                        static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
-    const unsigned r = bands::range_of(sorted_sample[p], entries);
-    mine_runs += bands::sample_run(sorted_sample, sample_size, r, entries);
-  }
-  if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
   __syncthreads();
   const bool use_edges =
       bands::edges_answer_instead(total, kBandMaxRanges, static_cast<int>(longest), sample_size,
@@ -162,12 +203,10 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
   __syncthreads();
   unsigned nans = 0;
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
-#pragma unroll
-    for (int u = 0; u < kVisitItems<T>; ++u)
-      if (valid >> u & 1u) {
-        nans += values[u] != values[u];
-        atomicAdd(&counters[bands::range_of(KeyTraits<T>::to_key(values[u]), entries)], 1u);
-      }
+    for_each_valid<kVisitItems<T>>(valid, [&](int u) {
+      nans += values[u] != values[u];
+      atomicAdd(&counters[bands::range_of(KeyTraits<T>::to_key(values[u]), entries)], 1u);
+    });
   });
   __syncthreads();
   seed::flush_counts(counters, total, plan->counts);
@@ -200,8 +239,60 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
   for (int r = threadIdx.x; r < total; r += blockDim.x) plan->cursors[r] = 0;
 }
 
-// Step 5: the compacting read. Skipped when every rank was answered, or when the candidates do
-// not fit this call's buffer (the host sees the count and retries).
+// Step 5: the compacting read. Every value's keep flag first (the table and active-range loads
+// of a thread's values in flight together), then one warp scan a step gives each lane its place
+// in the warp's slice of shared memory, which holds a whole step's values (a full slice is
+// written out before a step that might not fit, so no step overflows); a full slice, and the
+// last, are written out with an atomic per range present in each 32 staged keys, a flush's
+// atomics in flight together. H200, 2^28 floats, 101 ranks: 0.47 ms against the counting read's
+// 0.26. Measured and not kept: a ballot and a cursor atomic per value, waited on in turn (0.51
+// ms); two vectors a step with 32 registers, two blocks an SM (0.49); a 256-key slice (0.43, but
+// a step that overflowed it needed a path no test reaches; a slice that a step fills and goes on
+// from: 0.47, doubles 10 % slower than this). Skipped when every rank was answered, or when the
+// candidates do not fit this call's buffer (the host sees the count and retries). Dynamic shared
+// memory: the slices, 64 KB a block.
+template <class T>
+constexpr int kStageRounds = kVisitItems<T>;  // a warp step's values, in rounds of 32
+template <class T>
+constexpr int kStageKeys = 32 * kStageRounds<T>;
+
+template <class T>
+constexpr std::size_t compact_shared_bytes() {
+  return sizeof(T) * kStageKeys<T> * (kPassThreads / 32);
+}
+
+// Writes a warp's `fill` staged keys (warp-uniform) to their ranges' segments: first every
+// round's atomic, then the writes (a key's range recomputed: fewer registers). Not inlined: the
+// read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its registers.
+template <class T>
+__device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice, int fill, const unsigned* entries,
+                                         BandPlan<typename KeyTraits<T>::Key>* plan,
+                                         typename KeyTraits<T>::Key* __restrict__ candidates) {
+  using Key = typename KeyTraits<T>::Key;
+  const unsigned lane = threadIdx.x % 32;
+  unsigned peers[kStageRounds<T>], base[kStageRounds<T>];
+#pragma unroll
+  for (int j = 0; j < kStageRounds<T>; ++j) {
+    const int i = j * 32 + static_cast<int>(lane);
+    if (i >= fill) continue;
+    const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));  // the round's staged keys
+    const unsigned r = bands::range_of(slice[i], entries);
+    peers[j] = __match_any_sync(lanes, r);
+    base[j] = 0;
+    if (lane == static_cast<unsigned>(__ffs(peers[j]) - 1)) base[j] = atomicAdd(&plan->cursors[r], __popc(peers[j]));
+  }
+#pragma unroll
+  for (int j = 0; j < kStageRounds<T>; ++j) {
+    const int i = j * 32 + static_cast<int>(lane);
+    if (i >= fill) continue;
+    const Key key = slice[i];
+    const unsigned r = bands::range_of(key, entries);
+    const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));
+    const unsigned first = __shfl_sync(lanes, base[j], __ffs(peers[j]) - 1);
+    candidates[plan->active_before[r] + first + __popc(peers[j] & ((1u << lane) - 1))] = key;
+  }
+}
+
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restrict__ x, std::size_t n,
                                                              BandPlan<typename KeyTraits<T>::Key>* plan,
@@ -212,23 +303,42 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   if (plan->use_edges || status->candidates == 0 || status->candidates > plan->capacity) return;
   __shared__ unsigned entries[kBands];
   __shared__ unsigned active[kActiveWords];
+  extern __shared__ __align__(16) unsigned char stage_bytes[];
+  Key* slice = reinterpret_cast<Key*>(stage_bytes) + threadIdx.x / 32 * kStageKeys<T>;
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) active[w] = plan->active[w];
   __syncthreads();
+  const unsigned lane = threadIdx.x % 32;
+  unsigned fill = 0;  // keys in this warp's slice
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
+    unsigned keep = 0;  // bit u: values[u] is kept
+    for_each_valid<kVisitItems<T>>(valid, [&](int u) {
+      keep |= static_cast<unsigned>(is_active(active, bands::range_of(KeyTraits<T>::to_key(values[u]), entries))) << u;
+    });
+    const unsigned mine = __popc(keep);
+    unsigned before = mine;  // inclusive, then exclusive, sum of the warp's kept values by lane
 #pragma unroll
-    for (int u = 0; u < kVisitItems<T>; ++u) {
-      const Key key = KeyTraits<T>::to_key(values[u]);
-      const unsigned r = bands::range_of(key, entries);
-      const bool keep = (valid >> u & 1u) && is_active(active, r);
-      const unsigned keepers = __ballot_sync(0xffffffffu, keep);
-      if (keepers == 0) continue;  // warp-uniform: most steps
-      if (keep) {
-        const unsigned peers = __match_any_sync(keepers, r);  // the lanes keeping a key of range r
-        candidates[plan->active_before[r] + seed::warp_append(peers, peers, &plan->cursors[r])] = key;
-      }
+    for (int d = 1; d < 32; d *= 2) {
+      const unsigned below = __shfl_up_sync(0xffffffffu, before, d);
+      if (lane >= static_cast<unsigned>(d)) before += below;
     }
+    const unsigned total = __shfl_sync(0xffffffffu, before, 31);
+    before -= mine;
+    if (total == 0) return;  // warp-uniform
+    if (fill + total > kStageKeys<T>) {  // then fill != 0: total <= kStageKeys
+      __syncwarp();
+      flush_stage<T>(slice, static_cast<int>(fill), entries, plan, candidates);
+      __syncwarp();
+      fill = 0;
+    }
+    unsigned at = fill + before;
+#pragma unroll
+    for (int u = 0; u < kVisitItems<T>; ++u)
+      if (keep >> u & 1u) slice[at++] = KeyTraits<T>::to_key(values[u]);
+    fill += total;
   });
+  __syncwarp();
+  if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), entries, plan, candidates);
 }
 
 // Step 6 (a block per rank): the rank within its range's segment.
@@ -279,20 +389,19 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
 
   multi::draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, call.sample);
   CUDA_CHECK_LAUNCH();
-  multi::sort_keys(call.sample, call.sorted_sample, sample_size, workspace, stream);
   timer.mark("sample");
-  plan_bands<Key><<<1, kPlanThreads, 0, stream>>>(call.sorted_sample, sample_size, wanted, call.d_ranks, count, n,
-                                                  capacity, plan, d_status);
+  detail::allow_dynamic_shared_memory(plan_bands<Key>, kPlanSharedBytes);
+  plan_bands<Key><<<1, kPlanThreads, kPlanSharedBytes, stream>>>(call.sample, sample_size, wanted, call.d_ranks,
+                                                                 count, n, capacity, plan, d_status);
   CUDA_CHECK_LAUNCH();
   timer.mark("plan");
 
   // The counting read's shared memory is sized for the most ranges (the host does not know the
   // table's): two blocks of 1024 threads an SM.
   const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
-  static const int resident = [&] {
-    detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);
-    return resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
-  }();
+  detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);  // per device: every call
+  detail::allow_dynamic_shared_memory(compact_bands<T>, compact_shared_bytes<T>());
+  static const int resident = resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
   const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 2, 1, resident);
   const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
   count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
@@ -304,7 +413,8 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
 
   const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
   auto finish = [&] {
-    compact_bands<T><<<grid, kPassThreads, 0, stream>>>(d_values, n, plan, d_status, candidates);
+    compact_bands<T><<<grid, kPassThreads, compact_shared_bytes<T>(), stream>>>(d_values, n, plan, d_status,
+                                                                                candidates);
     CUDA_CHECK_LAUNCH();
     timer.mark("compact");
     select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, call.d_ranks, count, plan,

@@ -58,7 +58,8 @@ __device__ unsigned long long block_prefix_sums(int buckets, Values values, unsi
 }
 
 // The bucket holding rank k: the last b with before[b] <= k (before[0] = 0 <= k < before[buckets] = n).
-__device__ inline int bucket_of_rank(const unsigned long long* before, int buckets, std::size_t k) {
+template <class Count>
+__device__ int bucket_of_rank(const Count* before, int buckets, std::size_t k) {
   int lo = 0, hi = buckets;  // before[lo] <= k < before[hi]
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;

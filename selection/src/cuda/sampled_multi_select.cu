@@ -639,13 +639,13 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
                                   cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
   if (count == 0) return false;
-  // The band table first; the edges where it declines, with the sample it drew and sorted (the
-  // same keys: the same positions, in the same workspace slots).
-  bool sample_ready = false;
+  // The band table first; the edges where it declines, with the sample it drew (the same keys:
+  // the same positions, in the same workspace slot).
+  bool sample_drawn = false;
   if (params.band_ranges > 0 && params.segmented) {
     const BandOutcome band = band_multi_select(d_values, n, ks, count, out, params, workspace, stream);
     if (band != BandOutcome::use_edges) return band == BandOutcome::nan;
-    sample_ready = true;
+    sample_drawn = true;
   }
   PhaseTimer timer(params.phases, stream);
   const int sample_size = std::max(1, params.sample_size);
@@ -672,8 +672,8 @@ bool sampled_multi_select_checked(const T* d_values, std::size_t n, const std::s
   }
   timer.mark("ranks in");
 
-  if (sample_ready) {
-    // drawn and sorted by the band form
+  if (sample_drawn) {
+    sort_keys(sample, sorted_sample, sample_size, workspace, stream);
   } else if (params.block_sample && sample_size == kSampleThreads * 16) {
     launch_sample_in_block<T, 16>(d_values, n, sorted_sample, stream);
   } else if (params.block_sample && sample_size == kSampleThreads * 8) {

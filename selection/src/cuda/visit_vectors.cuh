@@ -65,4 +65,21 @@ __device__ void visit_vectors(const T* __restrict__ x, std::size_t n, Visit&& vi
   }
 }
 
+// Calls f(u) for each u < kItems whose bit is set in `valid`. Every step but the last has all
+// bits set: that case runs without a branch per value, so the values' work (table loads and the
+// arithmetic on them) interleaves; a branch per value serialised it (the band compaction took
+// 27 instructions and two shared-load latencies in turn per value: 0.52 ms of 2^28 floats
+// against 0.43 without; the counting read 0.29 against 0.26).
+template <int kItems, class F>
+__device__ __forceinline__ void for_each_valid(unsigned valid, F&& f) {
+  if (valid == (1u << kItems) - 1) {
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) f(u);
+  } else {
+#pragma unroll
+    for (int u = 0; u < kItems; ++u)
+      if (valid >> u & 1u) f(u);
+  }
+}
+
 }  // namespace robustfit::selection::cuda::detail
