@@ -6,12 +6,12 @@
 //                                       cooperative launch: radix costs 1.6-18 x its uniform
 //                                       time on ties there)
 //   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values)
-//   many ranks                       -> up to kLoopRanks ranks: the one-rank choice per rank;
-//                                       n >= kSampledMultiMinSize: sampled multiselection up
-//                                       to kSampledMultiMaxFloatRanks float or
-//                                       kSampledMultiMaxRanks double ranks, one sort beyond;
-//                                       smaller n: multi (bucketMultiSelect) for double or at
-//                                       most kMultiMaxFloatRanks float ranks, else one sort
+//   many ranks                       -> up to 3 ranks, of which up to loop_ranks(n) other than
+//                                       0 and n-1: the one-rank choice per rank; n >= kSampledMultiMinSize:
+//                                       sampled multiselection up to sampled_multi_max_ranks,
+//                                       one sort beyond; smaller n: multi (bucketMultiSelect)
+//                                       for double or at most kMultiMaxFloatRanks float ranks,
+//                                       else one sort
 //   batched                          -> the batched bracket from 2^16 rows and 2^24 values,
 //                                       else batched radix (sort only when asked for)
 #include "robustfit/selection/cuda_automatic.hpp"
@@ -40,18 +40,34 @@ constexpr std::size_t kFloydRivestMinSize = std::size_t{1} << 26;
 // data and 2-7 x faster on ties. At 2^22 radix's one launch is the faster on smooth data (floats
 // 46-51 against 62-65 us), the bracket on ties only.
 constexpr std::size_t kBracketMinSize = (std::size_t{1} << 22) + 1;
-constexpr std::size_t kLoopRanks = 3;             // per-rank radix beats one pass set for all
 constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort was faster
-// Sampled multiselection: its candidates grow as ranks / edges (8192 edges for 1001 ranks: about
-// an eighth of n), and it falls back to one sort beyond half of n; below 2^20 values the
-// launches dominate. H100, 2^26 values (bench/results/SELECTION.md, 2026-11-26): 1001 float
-// ranks 1.54 / 1.78 ms (uniform / normal) against one sort's 1.54 / 1.53 ms, 1001 double ranks
-// 1.84 / 2.46 ms against sort 4.39 and multi 3.1 ms; 10001 ranks: sort 1.56-1.65 (float) and
-// 4.45 ms (double) against sampled 2.4 / 5.2 and multi 2.6 / 5.6 ms. So from 2^20 values:
-// sampled multiselection up to 256 float or 1024 double ranks, one sort beyond.
+// Many ranks, H200 2026-11-29 (bench/results/selection_band_multiselect_h200_2026-11-29, call c:
+// sampled multiselection's band-table form against the one-rank choice per rank and one sort,
+// uniform and normal-like, 2^20 to 2^26). Two interior ranks: per rank faster below 2^24
+// (2^22 floats 90-97 against 115 us), sampled from 2^24 (floats 144-155 against 161-163 us,
+// doubles even; 2^26 floats 280 against 325). Three: per rank faster below 2^22 only (2^20
+// floats 88-98 against 99-111 us; 2^22 floats 134-143 against 115). 1001 ranks: sampled ahead
+// of one sort from 2^24 for floats (345 against 473 us; 2^26 0.65-0.69 against 1.50 ms; at 2^22
+// 211-218 against 195-198) and from 2^22 for doubles (273 against 406 us; at 2^20 235 against
+// 191); 10001 ranks: one sort everywhere (2^26 floats 1.55 against 2.5 ms). Below 2^20 values
+// the launches dominate (not measured since the band form).
 constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
-constexpr std::size_t kSampledMultiMaxFloatRanks = 256;
+constexpr std::size_t kSampledMultiMaxFewRanks = 256;  // below the sizes just named
+
+// At most kLoopRanks ranks, of which at most loop_ranks(n) other than 0 and n - 1 (each of those
+// costs one reduction), are answered one at a time.
+constexpr std::size_t kLoopRanks = 3;
+std::size_t loop_ranks(std::size_t n) {
+  if (n < (std::size_t{1} << 22)) return 3;
+  return n < (std::size_t{1} << 24) ? 2 : 1;
+}
+
+std::size_t sampled_multi_max_ranks(std::size_t n, bool is_double) {
+  const std::size_t from = std::size_t{1} << (is_double ? 22 : 24);
+  return n >= from ? kSampledMultiMaxRanks : kSampledMultiMaxFewRanks;
+}
+
 // Batched: the sampled bracket reads the matrix once where batched radix reads it 3 (float) or
 // 6 (double) times, but costs a sample sort per column and its own launches. 2026-11-23
 // (bench/results/SELECTION.md, "Issue 11 round"): bracket wins from 2^16 rows once the matrix
@@ -74,11 +90,13 @@ Algorithm cuda_automatic_single(std::size_t n, std::size_t k) {
   return n >= kBracketMinSize ? Algorithm::bracket : Algorithm::radix;
 }
 
-Algorithm cuda_automatic_many(std::size_t n, std::size_t count, bool is_double) {
-  if (count <= kLoopRanks) return Algorithm::automatic;
+Algorithm cuda_automatic_many(std::size_t n, std::span<const std::size_t> ks, bool is_double) {
+  const auto interior =
+      static_cast<std::size_t>(std::count_if(ks.begin(), ks.end(), [n](std::size_t k) { return k != 0 && k + 1 != n; }));
+  if (ks.size() <= 1 || (ks.size() <= kLoopRanks && interior <= loop_ranks(n))) return Algorithm::automatic;
+  const std::size_t count = ks.size();
   if (n >= kSampledMultiMinSize)
-    return count <= (is_double ? kSampledMultiMaxRanks : kSampledMultiMaxFloatRanks) ? Algorithm::sampled_multi
-                                                                                      : Algorithm::sort;
+    return count <= sampled_multi_max_ranks(n, is_double) ? Algorithm::sampled_multi : Algorithm::sort;
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
 }
 
@@ -88,7 +106,7 @@ Algorithm cuda_automatic_batched(std::size_t rows, std::size_t cols) {
 }
 
 std::string cuda_automatic_description(std::size_t n, std::span<const std::size_t> ks, bool is_double) {
-  const Algorithm many = cuda_automatic_many(n, ks.size(), is_double);
+  const Algorithm many = cuda_automatic_many(n, ks, is_double);
   if (many != Algorithm::automatic) return std::string(to_string(many));
   std::vector<std::string> names;
   for (const std::size_t k : ks) {

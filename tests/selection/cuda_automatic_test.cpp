@@ -35,16 +35,45 @@ TEST(CudaAutomatic, SmallestAndLargestRankTakeTheReduction) {
   EXPECT_EQ(cuda_automatic_single(3, 1), Algorithm::radix);
 }
 
+// `count` interior ranks (none is 0 or n - 1).
+std::vector<std::size_t> interior(std::size_t n, std::size_t count) {
+  std::vector<std::size_t> ks(count);
+  for (std::size_t i = 0; i < count; ++i) ks[i] = (i + 1) * (n / (count + 1));
+  return ks;
+}
+
+Algorithm many(std::size_t n, std::size_t count, bool is_double) {
+  return cuda_automatic_many(n, interior(n, count), is_double);
+}
+
+TEST(CudaAutomatic, FewRanksPerRankBelowSizesThatTheyNeed) {
+  EXPECT_EQ(many(pow2(22) - 1, 3, false), Algorithm::automatic);  // per rank
+  EXPECT_EQ(many(pow2(22), 3, false), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(24) - 1, 2, true), Algorithm::automatic);
+  EXPECT_EQ(many(pow2(24), 2, true), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(30), 1, false), Algorithm::automatic);
+  EXPECT_EQ(many(pow2(20), 4, false), Algorithm::sampled_multi);  // more than three: never per rank
+  // 0 and n - 1 cost a reduction each: beside them, one interior rank stays per rank.
+  const std::size_t n = pow2(28);
+  EXPECT_EQ(cuda_automatic_many(n, std::vector<std::size_t>{0, n / 2, n - 1}, false), Algorithm::automatic);
+  EXPECT_EQ(cuda_automatic_many(n, std::vector<std::size_t>{0, n / 3, n / 2}, false), Algorithm::sampled_multi);
+  EXPECT_EQ(cuda_automatic_many(n, std::vector<std::size_t>{0, n - 1, n / 2, n / 4}, false),
+            Algorithm::sampled_multi);
+}
+
 TEST(CudaAutomatic, ManyRanksByCountSizeAndType) {
-  EXPECT_EQ(cuda_automatic_many(pow2(28), 3, false), Algorithm::automatic);  // per rank
-  EXPECT_EQ(cuda_automatic_many(pow2(20), 4, false), Algorithm::sampled_multi);
-  EXPECT_EQ(cuda_automatic_many(pow2(20), 256, false), Algorithm::sampled_multi);
-  EXPECT_EQ(cuda_automatic_many(pow2(20), 257, false), Algorithm::sort);
-  EXPECT_EQ(cuda_automatic_many(pow2(20), 1024, true), Algorithm::sampled_multi);
-  EXPECT_EQ(cuda_automatic_many(pow2(20), 1025, true), Algorithm::sort);
-  EXPECT_EQ(cuda_automatic_many(pow2(20) - 1, 128, false), Algorithm::multi);
-  EXPECT_EQ(cuda_automatic_many(pow2(20) - 1, 129, false), Algorithm::sort);
-  EXPECT_EQ(cuda_automatic_many(pow2(20) - 1, 5000, true), Algorithm::multi);
+  EXPECT_EQ(many(pow2(24), 1024, false), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(24), 1025, false), Algorithm::sort);
+  EXPECT_EQ(many(pow2(24) - 1, 256, false), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(24) - 1, 257, false), Algorithm::sort);
+  EXPECT_EQ(many(pow2(22), 1024, true), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(22), 1025, true), Algorithm::sort);
+  EXPECT_EQ(many(pow2(22) - 1, 256, true), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(22) - 1, 257, true), Algorithm::sort);
+  EXPECT_EQ(many(pow2(20), 256, false), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(20) - 1, 128, false), Algorithm::multi);
+  EXPECT_EQ(many(pow2(20) - 1, 129, false), Algorithm::sort);
+  EXPECT_EQ(many(pow2(20) - 1, 5000, true), Algorithm::multi);
 }
 
 TEST(CudaAutomatic, BatchedByColumnLengthAndMatrixSize) {
@@ -60,7 +89,8 @@ TEST(CudaAutomatic, DescriptionNamesEachChoiceOnce) {
   EXPECT_EQ(cuda_automatic_description(n, std::vector<std::size_t>{0}, true), "min-max reduction");
   EXPECT_EQ(cuda_automatic_description(n, std::vector<std::size_t>{n / 4, 0, n / 2, n - 1}, false),
             "sampled-multi");
-  EXPECT_EQ(cuda_automatic_description(n, std::vector<std::size_t>{n / 4, 0, n / 2}, false),
+  EXPECT_EQ(cuda_automatic_description(n, std::vector<std::size_t>{n / 4, 0, n / 2}, false), "sampled-multi");
+  EXPECT_EQ(cuda_automatic_description(n, std::vector<std::size_t>{n / 4, 0, n - 1}, false),
             "per rank: bracket, min-max reduction");
   EXPECT_EQ(cuda_automatic_description(1000, std::vector<std::size_t>{999, 500}, true),
             "per rank: min-max reduction, radix");

@@ -173,7 +173,7 @@ void kth_smallest_many(const T* d_values, std::size_t n, const std::size_t* ks, 
   for (std::size_t i = 0; i < count; ++i) require_valid(kFunction, n, ks[i]);
   if (count == 0) return;
   if (algorithm == Algorithm::automatic)
-    algorithm = cuda_automatic_many(n, count, sizeof(T) == sizeof(double));
+    algorithm = cuda_automatic_many(n, std::span<const std::size_t>(ks, count), sizeof(T) == sizeof(double));
   if (algorithm == Algorithm::sampled_multi) {
     if (detail::sampled_multi_select_checked(d_values, n, ks, count, out, detail::SampledMultiParams{},
                                              workspace, stream))

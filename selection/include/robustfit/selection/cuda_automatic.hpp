@@ -15,9 +15,10 @@ namespace robustfit::selection {
 // min/max reduction answers (k = 0 or k = n - 1).
 Algorithm cuda_automatic_single(std::size_t n, std::size_t k);
 
-// `count` ranks of n values: sampled_multi, multi or sort; Algorithm::automatic where each rank
-// is chosen alone (cuda_automatic_single), as for a few ranks.
-Algorithm cuda_automatic_many(std::size_t n, std::size_t count, bool is_double);
+// Ranks ks of n values: sampled_multi, multi or sort; Algorithm::automatic where each rank is
+// chosen alone (cuda_automatic_single): one rank, or a few other than 0 and n - 1 (those two cost
+// one reduction each), fewer the larger n.
+Algorithm cuda_automatic_many(std::size_t n, std::span<const std::size_t> ks, bool is_double);
 
 // One rank per column of a rows x cols matrix: bracket or radix.
 Algorithm cuda_automatic_batched(std::size_t rows, std::size_t cols);
