@@ -141,6 +141,16 @@ TEST(BandRanges, OneKeyRangesHaveNoSpan) {
 // table and compact fewer values than the edges' buckets would (n / 2048 a rank); ties and
 // spans the bands cannot split (all equal, {1, 2}, 16 distinct values, 10 % tens, ±0 and ±inf,
 // the bucket killer) go to the edges.
+// The sample's keys in range r (`sorted`: the sample in key order), counted as the keys between
+// the range's bounds: the device counts them by a histogram of ranges instead (plan_bands).
+template <class Key>
+int sample_run(const std::vector<Key>& sorted, unsigned r, const std::vector<unsigned>& entries) {
+  const Key low = bands::range_low<Key>(r, entries.data());
+  const Key high = low + bands::range_span<Key>(r, entries.data());
+  return static_cast<int>(std::upper_bound(sorted.begin(), sorted.end(), high) -
+                          std::lower_bound(sorted.begin(), sorted.end(), low));
+}
+
 template <class T>
 void check_verdicts(std::size_t n) {
   using Key = typename KeyOf<T>::type;
@@ -160,14 +170,13 @@ void check_verdicts(std::size_t n) {
     const std::vector<unsigned> entries = table_from(sample, kRanges, &total);
     int longest = 0;
     for (int i = 0; i < kSample; ++i)
-      longest = std::max(longest, bands::sample_run(sample.data(), kSample, bands::range_of(sample[i], entries.data()),
-                                                    entries.data()));
+      longest = std::max(longest, sample_run(sample, bands::range_of(sample[i], entries.data()), entries));
     std::vector<std::size_t> ks(kCount);
     for (std::size_t i = 0; i < kCount; ++i) ks[i] = i * (n - 1) / (kCount - 1);
     double wanted_runs = 0;
     for (const std::size_t k : ks) {
       const auto p = static_cast<int>(std::min<double>(kSample - 1, static_cast<double>(k) * kSample / static_cast<double>(n)));
-      wanted_runs += bands::sample_run(sample.data(), kSample, bands::range_of(sample[p], entries.data()), entries.data());
+      wanted_runs += sample_run(sample, bands::range_of(sample[p], entries.data()), entries);
     }
     const bool edges = bands::edges_answer_instead(total, 20480, longest, kSample, wanted_runs, kCount, static_cast<double>(n));
     // What the table would compact: the values of the ranges holding a rank.

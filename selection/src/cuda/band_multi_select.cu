@@ -49,7 +49,7 @@ using segments::Segment;
 
 constexpr int kPlanThreads = 1024;
 constexpr int kPassThreads = 1024;
-constexpr int kLocateItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;  // ranges + the end
+constexpr int kRangeItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;  // a thread's ranges (+ the end)
 constexpr int kActiveWords = kBandMaxRanges / 32;
 static_assert(kBandMaxRanges % 32 == 0 && kBandMaxRanges < static_cast<int>(bands::kMaxRanges));
 
@@ -79,7 +79,6 @@ __device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { 
 // sample and searches of it in global memory took ~200 us of 2^24 floats' 330). Dynamic shared
 // memory: kBandMaxRanges + 1 counters (the keys per band first, then per range).
 constexpr std::size_t kPlanSharedBytes = sizeof(unsigned) * (kBandMaxRanges + 1);
-constexpr int kPlanRangeItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;
 
 // Calls visit(key) for each of the sample's keys, a thread's keys loaded 8 at a time (in flight
 // together, not one load's latency after another's).
@@ -144,10 +143,10 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     __syncthreads();
     for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
     __syncthreads();
-    unsigned items[kPlanRangeItems], most = 0;
+    unsigned items[kRangeItems], most = 0;
 #pragma unroll
-    for (int j = 0; j < kPlanRangeItems; ++j) {
-      const unsigned r = threadIdx.x * kPlanRangeItems + j;
+    for (int j = 0; j < kRangeItems; ++j) {
+      const unsigned r = threadIdx.x * kRangeItems + j;
       items[j] = r < total ? tally[r] : 0u;
       most = max(most, items[j]);
     }
@@ -155,8 +154,8 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     __syncthreads();  // every count read
     Scan(temp).ExclusiveSum(items, items);
 #pragma unroll
-    for (int j = 0; j < kPlanRangeItems; ++j) {
-      const unsigned r = threadIdx.x * kPlanRangeItems + j;
+    for (int j = 0; j < kRangeItems; ++j) {
+      const unsigned r = threadIdx.x * kRangeItems + j;
       if (r <= total) tally[r] = items[j];  // tally[total] = sample_size
     }
     __syncthreads();
@@ -223,7 +222,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
                                                             unsigned long long* __restrict__ positions) {
   if (plan->use_edges) return;
   const int total = static_cast<int>(plan->total);
-  multi::block_prefix_sums<kPlanThreads, kLocateItems>(total, [plan](int r) { return plan->counts[r]; }, plan->before);
+  multi::block_prefix_sums<kPlanThreads, kRangeItems>(total, [plan](int r) { return plan->counts[r]; }, plan->before);
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) plan->active[w] = 0;
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
@@ -232,7 +231,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
     atomicOr(&plan->active[r >> 5], 1u << (r & 31));
   }
   __syncthreads();
-  const unsigned long long candidates = multi::block_prefix_sums<kPlanThreads, kLocateItems>(
+  const unsigned long long candidates = multi::block_prefix_sums<kPlanThreads, kRangeItems>(
       total, [plan](int r) { return is_active(plan->active, static_cast<unsigned>(r)) ? plan->counts[r] : 0ull; },
       plan->active_before);
   if (threadIdx.x == 0) status->candidates = candidates;

@@ -83,27 +83,6 @@ ROBUSTFIT_HOST_DEVICE Key range_span(unsigned r, const unsigned* entries) {
   return shift == 0 ? Key{0} : (Key{1} << shift) - 1;
 }
 
-// The sample's keys in range r (`sorted`: the sample in key order; ranges are monotone in the
-// key, so they are one run, from the first key >= low(r) to the first above high(r)).
-template <class Key>
-ROBUSTFIT_HOST_DEVICE int sample_run(const Key* sorted, int size, unsigned r, const unsigned* entries) {
-  const Key low = range_low<Key>(r, entries);
-  const Key high = low + range_span<Key>(r, entries);
-  int lo = 0, hi = size;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (sorted[mid] < low) lo = mid + 1;
-    else hi = mid;
-  }
-  int end = lo, top = size;
-  while (end < top) {
-    const int mid = (end + top) / 2;
-    if (sorted[mid] <= high) end = mid + 1;
-    else top = mid;
-  }
-  return end - lo;
-}
-
 // Whether the edges should answer instead of the table (band_multi_select.cu, step 2), from the
 // sample: the table has more than `max_ranges` ranges; one range wider than a key holds more
 // than 1/64 of the sample (at least 32 keys: small samples), whose counter would serialise the
