@@ -123,8 +123,11 @@ TEST(GpuFloydRivest, ClosedPassUnlessTheSampleShowsTiesAndBothSeeNaN) {
 
 // The bracket comes from the sample's order statistics, selected on the device without a sort
 // (block_sample_select.cuh): lo, hi and the pass chosen must be those of the sorted sample. The
-// reference draws the same 8192 positions (splitmix64's finaliser, as seed::mix) and sorts
-// their keys on the host. Ranks at the ends put lo or hi off the sample (-inf / +inf).
+// reference draws the same 8192 positions (splitmix64's finaliser, as seed::mix, scaled to
+// [0, n) by the high word of its 128-bit product with n, as seed::sample_index) and sorts their
+// keys on the host. Ranks at the ends put lo or hi off the sample (-inf / +inf).
+__extension__ typedef unsigned __int128 Product;  // GCC/Clang extension: the full 64 x 64-bit product
+
 std::uint64_t splitmix_finaliser(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -138,7 +141,8 @@ void expect_sample_bracket(Distribution d, Workspace& workspace) {
   const auto values = robustfit::data::make_distribution<T>(d, n, 5, 16);
   std::vector<Key> sample(8192);
   for (std::size_t i = 0; i < sample.size(); ++i)
-    sample[i] = detail::KeyTraits<T>::to_key(values[splitmix_finaliser(i + 1) % n]);
+    sample[i] = detail::KeyTraits<T>::to_key(
+        values[static_cast<std::size_t>(static_cast<Product>(splitmix_finaliser(i + 1)) * n >> 64)]);
   std::sort(sample.begin(), sample.end());
   const auto at = [&](long long i) { return detail::KeyTraits<T>::from_key(sample[static_cast<std::size_t>(i)]); };
   const DeviceVector<T> device(values);

@@ -100,7 +100,7 @@ __global__ __launch_bounds__(kSampleThreads) void sample_brackets(const T* __res
   T items[kSampleItems];
 #pragma unroll
   for (int j = 0; j < kSampleItems; ++j)
-    items[j] = values[seed::mix(column * kSampleSize + threadIdx.x * std::uint64_t{kSampleItems} + j + 1) % rows];
+    items[j] = values[seed::sample_index(column * kSampleSize + threadIdx.x * std::uint64_t{kSampleItems} + j + 1, rows)];
   Sort(temp).Sort(items);  // blocked: thread t holds sample ranks t * items .. + items - 1
   ColumnState<T>& state = states[column];
   const long long first = threadIdx.x * static_cast<long long>(kSampleItems);

@@ -24,7 +24,7 @@ __device__ __forceinline__ void draw_block_sample(const T* __restrict__ x, std::
                                                   typename KeyTraits<T>::Key (&keys)[kItems]) {
 #pragma unroll
   for (int j = 0; j < kItems; ++j)
-    keys[j] = KeyTraits<T>::to_key(x[seed::mix(threadIdx.x * std::uint64_t{kItems} + j + 1) % n]);
+    keys[j] = KeyTraits<T>::to_key(x[seed::sample_index(threadIdx.x * std::uint64_t{kItems} + j + 1, n)]);
 }
 
 constexpr int kSelectDigitBits = 8;

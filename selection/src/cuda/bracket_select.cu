@@ -104,7 +104,7 @@ __global__ __launch_bounds__(kBlockSampleThreads) void sample_in_block(const T* 
 template <class T>
 __global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_size, KeyOf<T>* keys) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < sample_size) keys[i] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(i) + 1) % n]);
+  if (i < sample_size) keys[i] = KeyTraits<T>::to_key(x[seed::sample_index(std::uint64_t(i) + 1, n)]);
 }
 
 template <class T>

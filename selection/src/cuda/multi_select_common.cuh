@@ -27,7 +27,7 @@ template <class T>
 __global__ void draw_sample(const T* __restrict__ x, std::size_t n, int sample_size,
                             typename KeyTraits<T>::Key* __restrict__ sample) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < sample_size) sample[i] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(i) + 1) % n]);
+  if (i < sample_size) sample[i] = KeyTraits<T>::to_key(x[seed::sample_index(std::uint64_t(i) + 1, n)]);
 }
 
 template <class Key>

@@ -116,7 +116,7 @@ __global__ __launch_bounds__(kSampleThreads) void sample_in_block(const T* __res
   Key keys[kItems];
 #pragma unroll
   for (int j = 0; j < kItems; ++j)
-    keys[j] = KeyTraits<T>::to_key(x[seed::mix(std::uint64_t(threadIdx.x) * kItems + j + 1) % n]);
+    keys[j] = KeyTraits<T>::to_key(x[seed::sample_index(std::uint64_t(threadIdx.x) * kItems + j + 1, n)]);
   BlockSampleSort<T, kItems>(temp).Sort(keys);  // blocked: thread t holds sample ranks t * kItems ...
 #pragma unroll
   for (int j = 0; j < kItems; ++j) sorted[threadIdx.x * kItems + j] = keys[j];

@@ -68,6 +68,12 @@ __device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// The position in [0, n) of sample draw i: the mixed index scaled by n (the high word of the
+// 128-bit product) rather than reduced modulo n, which costs a 64-bit division a draw (H200: a
+// block drawing 8192 keys, 13.3 us with `%`, 5.9-6.7 us with this; bench/bracket_sample_probe.cu).
+// The seed algorithms (sample, bucket, bucket multiselection) keep their `%`.
+__device__ __forceinline__ std::size_t sample_index(std::uint64_t i, std::size_t n) { return __umul64hi(mix(i), n); }
+
 inline std::size_t align_up(std::size_t bytes, std::size_t alignment = 256) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
