@@ -5,7 +5,7 @@
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
-//                         [--sections single,multi,multi-phases,batched,tune,tune-multi,tune-batched,tune-bracket]
+//                         [--sections single,multi,multi-phases,batched,tune,tune-multi,tune-batched,tune-bracket,tune-radix]
 //                         [--runs 10] [--types float,double] [--algorithms sort,radix,...]
 //                         [--sizes 20,28]
 // (--algorithms limits the single and multi sections; sort always runs: it is the reference.
@@ -57,7 +57,7 @@ struct Options {
   bool quick = false;
   int runs = 10;
   std::vector<std::string> sections{"single", "multi", "multi-phases", "batched", "tune", "tune-multi", "tune-batched",
-                                    "tune-bracket"};
+                                    "tune-bracket", "tune-radix"};
   std::vector<std::string> types{"float", "double"};
   std::vector<std::string> algorithms;  // single and multi sections; empty: all
   std::vector<std::string> log_sizes;   // single, multi, multi-phases, tune-multi: log2 sizes kept; empty: all
@@ -722,16 +722,48 @@ void bench_tune_bracket(const Options& options, gpu::Workspace& workspace) {
         const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
         for (const int sample : {detail::kBracketSmallBlockSample, detail::kBracketBlockSample, 1 << 14, 1 << 15,
                                  1 << 16, 1 << 17, 1 << 18})
-          for (const float sigmas : {2.5f, 3.0f, 4.0f}) {
-            detail::BracketParams params;
-            params.sample_size = sample;
-            params.sigmas = sigmas;
-            tune_row(options, input, floor, name, k, expected,
-                     "bracket-s" + std::to_string(sample) + "-sig" + std::to_string(sigmas).substr(0, 3),
-                     [&](const T* values) { return detail::bracket_select_checked(values, n, k, params, workspace, nullptr); });
-          }
+          for (const float sigmas : {2.5f, 3.0f, 4.0f})
+            for (const bool one_launch : {true, false}) {
+              // A one-block sample runs in one cooperative launch or as separate kernels; a
+              // larger one always as separate kernels (one row).
+              if (!one_launch && sample > detail::kBracketBlockSample) continue;
+              detail::BracketParams params;
+              params.sample_size = sample;
+              params.sigmas = sigmas;
+              params.one_launch = one_launch;
+              const bool block_sample = sample <= detail::kBracketBlockSample;
+              tune_row(options, input, floor, name, k, expected,
+                       "bracket-s" + std::to_string(sample) + "-sig" + std::to_string(sigmas).substr(0, 3) +
+                           (block_sample ? (one_launch ? "-one" : "-sep") : ""),
+                       [&](const T* values) { return detail::bracket_select_checked(values, n, k, params, workspace, nullptr); });
+            }
       }
       std::fprintf(stderr, "tune-bracket %s n=2^%d %s done\n", type_name(T{}), log_n, name.c_str());
+    }
+  }
+}
+
+// Radix select's one launch against its grid: every resident block (the default) or at most
+// 33-264, at 2^16-2^22 (where it runs), median of uniform, normal and {1, 2} data. Rows
+// radix-one-launch-b<blocks> (b0: the default).
+template <class T>
+void bench_tune_radix(const Options& options, gpu::Workspace& workspace) {
+  for (const int log_n : sizes_or(options, {16, 18, 20, 22}, {16, 20})) {
+    const std::size_t n = std::size_t{1} << log_n;
+    for (const Distribution dist : {Distribution::uniform, Distribution::normal, Distribution::two_values_95}) {
+      const auto host = robustfit::data::make_distribution<T>(dist, n, 31 + log_n, 16);
+      RotatedInput<T> input(host);
+      const double floor = floor_ms(input, options.runs);
+      const std::string name(robustfit::data::to_string(dist));
+      const std::size_t k = n / 2;
+      const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
+      for (const int blocks : {0, 33, 66, 132, 264}) {
+        detail::RadixParams params;
+        params.one_launch_blocks = blocks;
+        tune_row(options, input, floor, name, k, expected, "radix-one-launch-b" + std::to_string(blocks),
+                 [&](const T* values) { return detail::radix_select_checked(values, n, k, params, workspace, nullptr); });
+      }
+      std::fprintf(stderr, "tune-radix %s n=2^%d %s done\n", type_name(T{}), log_n, name.c_str());
     }
   }
 }
@@ -821,6 +853,7 @@ void run_sections(const Options& options, gpu::Workspace& workspace) {
   if (has(options.sections, "tune-multi")) bench_tune_multi<T>(options, workspace);
   if (has(options.sections, "tune-batched")) bench_tune_batched<T>(options, workspace);
   if (has(options.sections, "tune-bracket")) bench_tune_bracket<T>(options, workspace);
+  if (has(options.sections, "tune-radix")) bench_tune_radix<T>(options, workspace);
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ struct CuttingPlaneParams {
 
 struct RadixParams {
   std::size_t copy_threshold = std::size_t{1} << 20;  // n below this: rescan, no compaction
+  // The one launch (n <= 2^22): at most this many blocks; 0: as many as the device keeps
+  // resident (or as n fills). Fewer blocks each count more values but flush and scan fewer
+  // per-block histograms (the bench's tune-radix rows).
+  int one_launch_blocks = 0;
 };
 
 // Floyd–Rivest: the bracket spans `sigmas` binomial standard deviations of the sample position

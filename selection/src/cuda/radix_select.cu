@@ -289,14 +289,15 @@ Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, co
 // The one-launch variant where the device runs cooperative launches and the grid fits on it
 // at once; nullopt otherwise (the caller then runs the separate passes).
 template <class T>
-std::optional<Checked<T>> radix_select_one_launch(const T* d_values, std::size_t n, std::size_t k, Workspace& workspace,
-                                                  cudaStream_t stream) {
+std::optional<Checked<T>> radix_select_one_launch(const T* d_values, std::size_t n, std::size_t k, int max_blocks,
+                                                  Workspace& workspace, cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
   static const int resident = cooperative_blocks_per_sm(radix_one_launch<T>, kPassThreads, 0) * multiprocessor_count();
   if (resident == 0) return std::nullopt;
   constexpr int kPasses = pass_count(KeyTraits<T>::kBits);
   const auto per_block = std::size_t(kPassThreads) * kItemsPerThread;
-  const auto grid = static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, static_cast<std::size_t>(resident)));
+  const auto most = static_cast<std::size_t>(max_blocks > 0 ? std::min(max_blocks, resident) : resident);
+  const auto grid = static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, most));
   // Counters: the passes' histograms, then the NaN count.
   auto* d_counts = workspace.device_as<unsigned long long>(kRadixHistogram, std::size_t(kPasses) * kBins + 1);
   auto* h_answer = workspace.host_as<OneLaunchAnswer<Key>>(kRadixState, 1);
@@ -314,7 +315,8 @@ template <class T>
 Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k, const RadixParams& params,
                                 Workspace& workspace, cudaStream_t stream) {
   if (n <= kOneLaunchMaxSize)
-    if (const auto answer = radix_select_one_launch(d_values, n, k, workspace, stream)) return *answer;
+    if (const auto answer = radix_select_one_launch(d_values, n, k, params.one_launch_blocks, workspace, stream))
+      return *answer;
   return radix_select_keys(d_values, n, k, params, typename KeyTraits<T>::Key(0), KeyTraits<T>::kBits, workspace,
                            stream);
 }
