@@ -253,8 +253,12 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
                                                                                        std::size_t ranks) {
   std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
   if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
-  // The edges alone (the band table declines to them on ties), then the edges' own knobs.
+  // The band form's compaction testing active ranges by bit words (the default: a byte a range).
   detail::SampledMultiParams p;
+  p.band_byte_flags = false;
+  variants.emplace_back("sampled-multi-bitwords", p);
+  p = {};
+  // The edges alone (the band table declines to them on ties), then the edges' own knobs.
   p.band_ranges = 0;
   variants.emplace_back("sampled-multi-edges", p);
   p.segmented = false;

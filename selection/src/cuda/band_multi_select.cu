@@ -292,7 +292,9 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
   }
 }
 
-template <class T>
+// kByteFlags: a value's keep bit from a byte a range (one shared load, added in with one
+// multiply-add), else from the active bit words (a load, then a shift and a mask by the range).
+template <class T, bool kByteFlags>
 __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restrict__ x, std::size_t n,
                                                              BandPlan<typename KeyTraits<T>::Key>* plan,
                                                              const BandStatus* status,
@@ -302,17 +304,25 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   if (plan->use_edges || status->candidates == 0 || status->candidates > plan->capacity) return;
   __shared__ unsigned entries[kBands];
   __shared__ unsigned active[kActiveWords];
+  __shared__ unsigned char flags[kByteFlags ? kBandMaxRanges : 1];
   extern __shared__ __align__(16) unsigned char stage_bytes[];
   Key* slice = reinterpret_cast<Key*>(stage_bytes) + threadIdx.x / 32 * kStageKeys<T>;
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) active[w] = plan->active[w];
   __syncthreads();
+  if constexpr (kByteFlags) {
+    const unsigned total = plan->total;
+    for (unsigned r = threadIdx.x; r < total; r += blockDim.x) flags[r] = is_active(active, r) ? 1 : 0;
+    __syncthreads();
+  }
   const unsigned lane = threadIdx.x % 32;
   unsigned fill = 0;  // keys in this warp's slice
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;  // bit u: values[u] is kept
     for_each_valid<kVisitItems<T>>(valid, [&](int u) {
-      keep |= static_cast<unsigned>(is_active(active, bands::range_of(KeyTraits<T>::to_key(values[u]), entries))) << u;
+      const unsigned r = bands::range_of(KeyTraits<T>::to_key(values[u]), entries);
+      if constexpr (kByteFlags) keep += static_cast<unsigned>(flags[r]) << u;  // bits apart: + is |
+      else keep |= static_cast<unsigned>(is_active(active, r)) << u;
     });
     const unsigned mine = __popc(keep);
     unsigned before = mine;  // inclusive, then exclusive, sum of the warp's kept values by lane
@@ -399,7 +409,8 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   // table's): two blocks of 1024 threads an SM.
   const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
   detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);  // per device: every call
-  detail::allow_dynamic_shared_memory(compact_bands<T>, compact_shared_bytes<T>());
+  const auto compact = params.band_byte_flags ? compact_bands<T, true> : compact_bands<T, false>;
+  detail::allow_dynamic_shared_memory(compact, compact_shared_bytes<T>());
   static const int resident = resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
   const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 2, 1, resident);
   const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
@@ -412,8 +423,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
 
   const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
   auto finish = [&] {
-    compact_bands<T><<<grid, kPassThreads, compact_shared_bytes<T>(), stream>>>(d_values, n, plan, d_status,
-                                                                                candidates);
+    compact<<<grid, kPassThreads, compact_shared_bytes<T>(), stream>>>(d_values, n, plan, d_status, candidates);
     CUDA_CHECK_LAUNCH();
     timer.mark("compact");
     select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, call.d_ranks, count, plan,

@@ -63,6 +63,10 @@ struct SampledMultiParams {
   // The band form's two reads: blocks of 1024 threads per multiprocessor (1 or 2; each block
   // zeroes and flushes a counter per range, so fewer blocks flush less at small n). 0: 2.
   int band_blocks_per_sm = 0;
+  // The band form's compaction tests a value's range by a byte a range in shared memory; false:
+  // by the active ranges' bit words (a shift and a mask more a value; bench rows
+  // sampled-multi-bitwords).
+  bool band_byte_flags = true;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).
