@@ -43,7 +43,7 @@ detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fracti
   detail::SampledMultiParams p;
   p.band_blocks_per_sm = blocks_per_sm;
   p.band_ranges = ranges;
-  p.sample_size = sample;
+  p.band_sample_size = sample;
   p.max_candidate_fraction = fraction;
   p.initial_capacity = capacity;
   return p;

@@ -4,7 +4,7 @@
 // among sample edges, ~74 instructions a value. H200, 101 percentiles of 2^28 floats: 0.82 ms
 // (the edges' 1.66), the counting read 0.26 ms (1.1 x the one-pass floor), the compacting read
 // 0.47 (bench/results/selection_band_multiselect_h200_2026-11-29, call h).
-//  1. The sample (32768 keys by default), drawn as the edges' form draws it (not sorted).
+//  1. The sample (16384 keys by default: band_sample_size), drawn as the edges' form draws it (not sorted).
 //  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
 //     each band's first range by a scan; the sample's keys per range. The sample decides: where
 //     the ranges of the wanted ranks are expected to hold more values than the edges' buckets
@@ -384,7 +384,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   constexpr int kBands = bands::band_count<Key>();
   if (count == 0) return BandOutcome::answered;
   multi::PhaseTimer timer(params.phases, stream);
-  const int sample_size = std::max(1, params.sample_size);
+  const int sample_size = std::max(1, params.band_sample_size);
   const int wanted = std::clamp(params.band_ranges, 1, kBandMaxRanges);
 
   multi::CallBuffers<T> call(workspace, sample_size, ks, count, stream);
@@ -412,7 +412,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   const auto compact = params.band_byte_flags ? compact_bands<T, true> : compact_bands<T, false>;
   detail::allow_dynamic_shared_memory(compact, compact_shared_bytes<T>());
   static const int resident = resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
-  const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 2, 1, resident);
+  const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 1, 1, resident);
   const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
   count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
   CUDA_CHECK_LAUNCH();

@@ -60,8 +60,14 @@ struct SampledMultiParams {
   // by a table load and a shift (no search); the edges answer where the sample shows ties or
   // spans the bands cannot split, or the ranges exceed kBandMaxRanges. 0: the edges only.
   int band_ranges = 8192;
+  // The band form's sample (drawn, not sorted: its histograms plan the ranges). H200, tune-multi
+  // 2026-12-02 (floats, 2^26 and 2^28, 101 and 1001 ranks): 16384 keys within 1 % of 32768 or
+  // faster (101 ranks of 2^28: 0.772 against 0.790 ms with one block an SM; 1001 of 2^26 normal
+  // 0.581 against 0.626); 65536 slower. The edges keep sample_size.
+  int band_sample_size = 1 << 14;
   // The band form's two reads: blocks of 1024 threads per multiprocessor (1 or 2; each block
-  // zeroes and flushes a counter per range, so fewer blocks flush less at small n). 0: 2.
+  // zeroes and flushes a counter per range, so fewer blocks flush less). 0: 1 (H200, tune-multi
+  // 2026-12-02: one block 2-5 % faster than two at 2^26-2^28 in every row).
   int band_blocks_per_sm = 0;
   // The band form's compaction tests a value's range by a byte a range in shared memory; false:
   // by the active ranges' bit words (a shift and a mask more a value; bench rows
