@@ -77,6 +77,38 @@ __device__ __forceinline__ void count_match(unsigned* counts, int bin) {
   if (bin >= 0 && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1) atomicAdd(&counts[bin], __popc(peers));
 }
 
+// After a digit's histograms (counts[q]; one when both prefixes agree): warps 0 and 1 find the
+// bin holding rank[q] and extend prefix[q] by it (`width` bits), as select_two_ranks does.
+template <int kBins, class Storage>
+__device__ void descend_one_digit(Storage& storage, int histograms, int width) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp < 2) {
+    constexpr int kPerLane = kBins / 32;
+    const unsigned* counts = storage.counts[histograms == 1 ? 0 : warp];
+    unsigned mine[kPerLane], total = 0;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) total += mine[j] = counts[lane * kPerLane + j];
+    unsigned inclusive = total;
+    for (int d = 1; d < 32; d *= 2) {
+      const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += other;
+    }
+    unsigned below = inclusive - total;
+    const unsigned rank = storage.rank[warp];
+    const unsigned prefix_q = storage.prefix[warp];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      if (rank >= below && rank < below + mine[j]) {
+        storage.prefix[warp] = (prefix_q << width) | unsigned(lane * kPerLane + j);
+        storage.rank[warp] = rank - below;
+      }
+      below += mine[j];
+    }
+  }
+  __syncthreads();
+}
+
 // select_two_ranks with a chosen shared-memory count (a copy of block_sample_select.cuh's loop).
 template <bool kMatch>
 __device__ void select_two(const unsigned (&keys)[kItems], const unsigned (&wanted)[2],
@@ -102,32 +134,7 @@ __device__ void select_two(const unsigned (&keys)[kItems], const unsigned (&want
           count_match(storage.counts[q], match ? static_cast<int>((keys[j] >> shift) & (kBins - 1)) : -1);
         }
       __syncthreads();
-      const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-      if (warp < 2) {
-        constexpr int kPerLane = kBins / 32;
-        const unsigned* counts = storage.counts[histograms == 1 ? 0 : warp];
-        unsigned mine[kPerLane], total = 0;
-#pragma unroll
-        for (int j = 0; j < kPerLane; ++j) total += mine[j] = counts[lane * kPerLane + j];
-        unsigned inclusive = total;
-        for (int d = 1; d < 32; d *= 2) {
-          const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
-          if (lane >= d) inclusive += other;
-        }
-        unsigned below = inclusive - total;
-        const unsigned rank = storage.rank[warp];
-        const unsigned prefix_q = storage.prefix[warp];
-        __syncwarp();
-#pragma unroll
-        for (int j = 0; j < kPerLane; ++j) {
-          if (rank >= below && rank < below + mine[j]) {
-            storage.prefix[warp] = (prefix_q << kDigit) | unsigned(lane * kPerLane + j);
-            storage.rank[warp] = rank - below;
-          }
-          below += mine[j];
-        }
-      }
-      __syncthreads();
+      descend_one_digit<kBins>(storage, histograms, kDigit);
     }
     found[0] = storage.prefix[0];
     found[1] = storage.prefix[1];
@@ -191,32 +198,7 @@ __device__ void select_generic(const unsigned (&keys)[kItems], const unsigned (&
         }
       }
     __syncthreads();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (warp < 2) {
-      constexpr int kPerLane = kBins / 32;
-      const unsigned* counts = storage.counts[histograms == 1 ? 0 : warp];
-      unsigned mine[kPerLane], total = 0;
-#pragma unroll
-      for (int j = 0; j < kPerLane; ++j) total += mine[j] = counts[lane * kPerLane + j];
-      unsigned inclusive = total;
-      for (int d = 1; d < 32; d *= 2) {
-        const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
-        if (lane >= d) inclusive += other;
-      }
-      unsigned below = inclusive - total;
-      const unsigned rank = storage.rank[warp];
-      const unsigned prefix_q = storage.prefix[warp];
-      __syncwarp();
-#pragma unroll
-      for (int j = 0; j < kPerLane; ++j) {
-        if (rank >= below && rank < below + mine[j]) {
-          storage.prefix[warp] = (prefix_q << width) | unsigned(lane * kPerLane + j);
-          storage.rank[warp] = rank - below;
-        }
-        below += mine[j];
-      }
-    }
-    __syncthreads();
+    descend_one_digit<kBins>(storage, histograms, width);
   }
   found[0] = storage.prefix[0];
   found[1] = storage.prefix[1];
