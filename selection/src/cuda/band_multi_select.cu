@@ -1,9 +1,9 @@
 // Sampled multiselection's band-table form (ours, issue 11): many order statistics of one vector
 // from one counting read and one compacting read, each finding a value's range by a table load, a
 // shift and an add (band_ranges.hpp), where the edges' form (sampled_multi_select.cu) searches
-// among sample edges, ~74 instructions a value. H200, 101 percentiles of 2^28 floats: 0.82 ms
-// (the edges' 1.66), the counting read 0.26 ms (1.1 x the one-pass floor), the compacting read
-// 0.47 (bench/results/selection_band_multiselect_h200_2026-11-29, call h).
+// among sample edges, ~74 instructions a value. H200, 101 percentiles of 2^28 floats: 0.79 ms
+// (the edges' 1.66), the counting read 0.27 ms (1.1 x the one-pass floor), the compacting read
+// 0.39 (bench/results/selection_sample_draw_h200_2026-12-02, call e).
 //  1. The sample (16384 keys by default: band_sample_size), drawn as the edges' form draws it (not sorted).
 //  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
 //     each band's first range by a scan; the sample's keys per range. The sample decides: where
@@ -243,8 +243,8 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
 // in the warp's slice of shared memory, which holds a whole step's values (a full slice is
 // written out before a step that might not fit, so no step overflows); a full slice, and the
 // last, are written out with an atomic per range present in each 32 staged keys, a flush's
-// atomics in flight together. H200, 2^28 floats, 101 ranks: 0.47 ms against the counting read's
-// 0.26. Measured and not kept: a ballot and a cursor atomic per value, waited on in turn (0.51
+// atomics in flight together. H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's
+// 0.27 (0.43 with the active bit words instead of byte flags, same run). Measured and not kept: a ballot and a cursor atomic per value, waited on in turn (0.51
 // ms); two vectors a step with 32 registers, two blocks an SM (0.49); a 256-key slice (0.43, but
 // a step that overflowed it needed a path no test reaches; a slice that a step fills and goes on
 // from: 0.47, doubles 10 % slower than this). Skipped when every rank was answered, or when the
