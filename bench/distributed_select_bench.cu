@@ -4,7 +4,7 @@
 //
 //   mpirun -np 2 bench_distributed_select_bench --total-log2 30 --runs 7 --out dist.csv --commit $(git rev-parse --short HEAD)
 //   [--per-rank N] (instead of --total-log2: N values on every rank) [--distribution uniform|normal]
-//   [--percentiles 101] [--methods dibms,dibms-median,cutting-plane-median,single-shard,single-total,gather-sort,allreduce]
+//   [--percentiles 101] [--methods dibms,dibms-bands,dibms-median,cutting-plane-median,single-shard,single-total,gather-sort,allreduce]
 //   [--seed S] [--phases] [--gather-candidates N] (DIBMS gathers the candidates once at most N are left; 0: never)
 //
 // Each rank generates its values on its GPU (value i of the whole set from a hash of (seed, i),
@@ -12,6 +12,8 @@
 // the host). Times are wall clock between MPI barriers, the median (min, max) of --runs timed
 // calls after one warm-up call. Rows (CSV, written by rank 0):
 //   dibms                 the 101 percentiles and the median in one DIBMS call over all ranks
+//   dibms-bands           as dibms with Phase 1's intervals aligned to the order key's bands
+//                         (DibmsOptions::band_intervals; not in the default methods)
 //   dibms-median          the median alone by DIBMS;  cutting-plane-median: by the distributed cutting plane
 //   shard-build           making the CUDA shard from the device values (order keys), once per run
 //   single-shard          rank 0's GPU alone on rank 0's shard (the selection library's kth_smallest_many,
@@ -409,13 +411,20 @@ int run(int argc, char** argv) {
   rd::DibmsOptions dibms_options;
   dibms_options.gather_candidates = o.gather_candidates;
   rd::SelectionReport report;
-  auto add_dibms = [&](const std::string& method, const std::vector<std::uint64_t>& wanted) {
+  auto add_dibms = [&](const std::string& method, const std::vector<std::uint64_t>& wanted,
+                       const rd::DibmsOptions& options) {
     std::vector<double> got;
-    rows.push_back(time_runs(method, o, comm.handle(), [&] { got = rd::dibms_select(comm, *shard, wanted, dibms_options, &report); }));
+    rows.push_back(time_runs(method, o, comm.handle(), [&] { got = rd::dibms_select(comm, *shard, wanted, options, &report); }));
     rows.back().n = total, rows.back().ks = wanted.size(), rows.back().bytes = report.bytes, rows.back().iterations = report.iterations;
     return got;
   };
-  reference = add_dibms("dibms", ks);
+  reference = add_dibms("dibms", ks, dibms_options);
+  if (has(o.methods, "dibms-bands")) {  // Phase 1's intervals aligned to the order key's bands
+    rd::DibmsOptions bands = dibms_options;
+    bands.band_intervals = true;
+    const std::vector<double> got = add_dibms("dibms-bands", ks, bands);
+    rows.back().mismatches = count_mismatches(got, reference);
+  }
   if (o.phases) {  // the same call through PhaseTimedShard: rank 0's time per kind of shard call
     PhaseTimedShard timed(*shard);
     std::vector<double> got;
@@ -446,7 +455,7 @@ int run(int argc, char** argv) {
     rows.back().mismatches = count_mismatches(got, reference);
   }
   if (has(o.methods, "dibms-median")) {
-    const std::vector<double> got = add_dibms("dibms-median", median);
+    const std::vector<double> got = add_dibms("dibms-median", median, dibms_options);
     rows.back().mismatches = count_mismatches(got, {reference.back()});
   }
   if (has(o.methods, "cutting-plane-median")) {

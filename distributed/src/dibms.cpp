@@ -13,6 +13,7 @@
 
 #include "robustfit/common/parallel.hpp"
 #include "robustfit/common/stopwatch.hpp"
+#include "robustfit/distributed/band_intervals.hpp"
 #include "robustfit/distributed/order_key.hpp"
 #include "robustfit/distributed/selection.hpp"
 
@@ -106,7 +107,8 @@ std::vector<std::uint64_t> joined(const std::vector<std::vector<std::uint64_t>>&
 // Phase 1, Create Buckets: each rank samples ceil(S n_r / n) values of each problem; the P - 1
 // order statistics of the merged sample are the pivots between the global minimum and maximum
 // (the paper's rank 0 chooses them and sends them to all; here every rank has the merged sample
-// and chooses the same ones). Equal pivots are merged, so intervals never repeat.
+// and chooses the same ones). Equal pivots are merged, so intervals never repeat. With
+// band_intervals, the merged sample sizes band-aligned intervals instead (band_intervals.hpp).
 void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, const DibmsOptions& options) {
   // Per problem, this rank's sample count then its sample.
   std::vector<std::vector<std::uint64_t>> samples_here(problems.size());
@@ -144,6 +146,14 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
           pivot_interval_count(options, phase1_buckets(*problems[i], options, problems.size()), fine_free);
       std::vector<std::uint64_t>& s = samples[i];
       std::sort(s.begin(), s.end());
+      if (options.band_intervals) {  // the intervals from the sample at once; no pivots
+        Problem& p = *problems[i];
+        p.intervals = band_aligned_intervals(s, p.min, p.max, phase1_buckets(p, options, problems.size()));
+        p.total_buckets = p.intervals.back().first_bucket + p.intervals.back().buckets;
+        p.total = p.n;
+        pivots.push_back(0);
+        continue;
+      }
       std::vector<std::uint64_t> chosen{problems[i]->min};
       for (std::uint64_t j = 1; j < intervals && !s.empty(); ++j) {
         const std::uint64_t pivot = s[j * s.size() / intervals];
@@ -158,6 +168,7 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
     const std::size_t count = pivots[at++];
     const std::span<const std::uint64_t> chosen(pivots.data() + at, count);
     at += count;
+    if (count == 0) continue;  // band-aligned intervals, made above
     const std::uint64_t per_interval = std::max<std::uint64_t>(phase1_buckets(*p, options, problems.size()) / count, 2);
     p->intervals.clear();
     for (std::size_t i = 0; i < count; ++i) {

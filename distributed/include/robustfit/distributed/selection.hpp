@@ -35,6 +35,12 @@ struct DibmsOptions {
   // instead of 7.7 % (101 percentiles of 2^24); on the CPU shard, whose count searches the
   // intervals, 256 of them made the call 1.7-1.9x slower.
   std::uint64_t pivot_intervals = 0;
+  // Phase 1's intervals aligned to the order key's bands instead of cut at sampled pivots
+  // (band_intervals.hpp): each band between the smallest and largest key is one interval of
+  // 2^bits buckets by its share of the merged sample (about `buckets` in all, up to twice that
+  // after rounding up), so that a shard can find a value's bucket without a search. Off: the
+  // paper's pivots (pivot_intervals). The answers are the same either way.
+  bool band_intervals = false;
   std::uint64_t sample_size = 1024;    // values sampled over all ranks in Phase 1
   std::uint64_t stalls_before_check = 2;  // iterations that do not shrink the candidates before
                                           // the repeated-value check (the paper's stopping rule)
