@@ -142,8 +142,6 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
       }
     }
     for (std::size_t i = 0; i < problems.size(); ++i) {
-      const std::uint64_t intervals =
-          pivot_interval_count(options, phase1_buckets(*problems[i], options, problems.size()), fine_free);
       std::vector<std::uint64_t>& s = samples[i];
       std::sort(s.begin(), s.end());
       if (options.band_intervals) {  // the intervals from the sample at once; no pivots
@@ -154,6 +152,8 @@ void phase1_intervals(Communicator& comm, std::span<Problem* const> problems, co
         pivots.push_back(0);
         continue;
       }
+      const std::uint64_t intervals =
+          pivot_interval_count(options, phase1_buckets(*problems[i], options, problems.size()), fine_free);
       std::vector<std::uint64_t> chosen{problems[i]->min};
       for (std::uint64_t j = 1; j < intervals && !s.empty(); ++j) {
         const std::uint64_t pivot = s[j * s.size() / intervals];

@@ -4,7 +4,8 @@
 // among sample edges, ~74 instructions a value. H200, 101 percentiles of 2^28 floats: 0.79 ms
 // (the edges' 1.66), the counting read 0.27 ms (1.1 x the one-pass floor), the compacting read
 // 0.39 (bench/results/selection_sample_draw_h200_2026-12-02, call e).
-//  1. The sample (16384 keys by default: band_sample_size), drawn as the edges' form draws it (not sorted).
+//  1. The sample (16384 keys by default: band_sample_size), drawn as the edges' form draws it
+//     (not sorted).
 //  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
 //     each band's first range by a scan; the sample's keys per range. The sample decides: where
 //     the ranges of the wanted ranks are expected to hold more values than the edges' buckets
@@ -244,8 +245,9 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
 // written out before a step that might not fit, so no step overflows); a full slice, and the
 // last, are written out with an atomic per range present in each 32 staged keys, a flush's
 // atomics in flight together. H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's
-// 0.27 (0.43 with the active bit words instead of byte flags, same run). Measured and not kept: a ballot and a cursor atomic per value, waited on in turn (0.51
-// ms); two vectors a step with 32 registers, two blocks an SM (0.49); a 256-key slice (0.43, but
+// 0.27 (0.43 with the active bit words instead of byte flags, same run). Measured and not kept:
+// a ballot and a cursor atomic per value, waited on in turn (0.51 ms, with bit words); two
+// vectors a step with 32 registers, two blocks an SM (0.49); a 256-key slice (0.43, but
 // a step that overflowed it needed a path no test reaches; a slice that a step fills and goes on
 // from: 0.47, doubles 10 % slower than this). Skipped when every rank was answered, or when the
 // candidates do not fit this call's buffer (the host sees the count and retries). Dynamic shared
@@ -406,7 +408,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   timer.mark("plan");
 
   // The counting read's shared memory is sized for the most ranges (the host does not know the
-  // table's): two blocks of 1024 threads an SM.
+  // table's): two blocks of 1024 threads fit an SM; band_blocks_per_sm runs one by default.
   const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
   detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);  // per device: every call
   const auto compact = params.band_byte_flags ? compact_bands<T, true> : compact_bands<T, false>;
