@@ -10,6 +10,7 @@
 #include "robustfit/distributed/local_shard.hpp"
 #include "robustfit/distributed/order_key.hpp"
 #include "robustfit/selection/cpu_select.hpp"
+#include "cuda/band_table.hpp"       // host code as well: band-aligned intervals by a table load per key
 #include "cuda/fast_bucket.hpp"      // host code as well: buckets without a 128-bit division per key
 #include "cuda/interval_lookup.hpp"  // host code as well: intervals without a binary search per key
 
@@ -67,6 +68,16 @@ class CpuLocalShard final : public LocalShard {
       const std::uint64_t span = interval.hi - interval.lo;
       if (span != ~std::uint64_t{0} && interval.buckets > span + 1) by_table = false;
     }
+    // Key i's bucket, noted and counted in the same pass.
+    const auto note = [&](std::size_t i, std::uint64_t b) {
+      bucket_[i] = static_cast<std::uint32_t>(b);
+      ++counts[b];
+    };
+    buckets_ = buckets;
+    if (!segmented && detail::make_band_table(intervals, band_table_)) {  // DIBMS's band-aligned Phase 1
+      for (std::size_t i = 0; i < keys.size(); ++i) note(i, detail::band_bucket(keys[i], band_table_.data()));
+      return counts;
+    }
     starts_.assign(by_table ? buckets : 0, 0);
     estimated_.clear();
     if (by_table) {
@@ -75,11 +86,6 @@ class CpuLocalShard final : public LocalShard {
         estimated_.push_back(detail::estimated_interval(interval));
       }
     }
-    // Key i's bucket, noted and counted in the same pass.
-    const auto note = [&](std::size_t i, std::uint64_t b) {
-      bucket_[i] = static_cast<std::uint32_t>(b);
-      ++counts[b];
-    };
     const auto assign = [&](std::size_t i, std::size_t s) {
       const std::uint64_t key = keys[i];
       note(i, by_table ? detail::estimated_bucket_of(estimated_[s], starts_.data(), key) : detail::fast_bucket_of(intervals[s], key));
@@ -113,7 +119,6 @@ class CpuLocalShard final : public LocalShard {
       const detail::IntervalLookup lookup = detail::make_interval_lookup(lows, 4096, table);
       for (std::size_t i = 0; i < keys.size(); ++i) assign(i, detail::interval_of(lookup, table.data(), lows.data(), keys[i]));
     }
-    buckets_ = buckets;
     return counts;
   }
 
@@ -204,6 +209,7 @@ class CpuLocalShard final : public LocalShard {
   std::vector<std::uint32_t, common::UninitializedAllocator<std::uint32_t>> bucket_;
   std::uint64_t buckets_ = 0;              // the bucket count of the last count_buckets
   std::vector<std::uint64_t> starts_;      // each bucket's first key (count_buckets' table)
+  std::vector<std::uint32_t> band_table_;  // count_buckets' over band-aligned intervals (band_table.hpp)
   std::vector<detail::EstimatedInterval> estimated_;
 };
 
