@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,8 @@ class TeeShard final : public rd::LocalShard {
   TeeShard(std::unique_ptr<rd::LocalShard> cpu, std::unique_ptr<rd::LocalShard> cuda, std::string label)
       : cpu_(std::move(cpu)), cuda_(std::move(cuda)), label_(std::move(label)) {}
   int calls() const { return calls_; }
+  // The CUDA shard's: over floats, Phase 1's fine pivots (DibmsOptions::pivot_intervals = 0).
+  bool fine_pivots_free() const override { return cuda_->fine_pivots_free(); }
 
   void reset() override {
     cpu_->reset();
@@ -96,13 +100,20 @@ void expect_same_calls(const std::vector<T>& all, const std::string& label) {
   TeeShard shard = tee(all, label);
   const std::vector<std::uint64_t> ks = test_ranks(all.size());
   const std::vector<double> want = nth_element_reference(all, ks);
-  rd::DibmsOptions few;  // small, and the paper's iterations to the end: many iterations
-  few.buckets = 8, few.pivot_intervals = 4, few.sample_size = 16, few.gather_candidates = 0;
+  // The default: band-aligned Phase 1 intervals (both shards' band-table counts, the placed
+  // reduce); then the paper's pivots.
+  rd::DibmsOptions few_bands;  // small, and the paper's iterations to the end: many iterations
+  few_bands.buckets = 8, few_bands.sample_size = 16, few_bands.gather_candidates = 0;
+  rd::DibmsOptions few = few_bands;
+  few.pivot_intervals = 4, few.band_intervals = false;
   rd::DibmsOptions paper;  // the paper's Phase 1 and its iterations to the end
-  paper.gather_candidates = 0, paper.pivot_intervals = 16;
-  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, few, paper}) {
+  paper.gather_candidates = 0, paper.pivot_intervals = 16, paper.band_intervals = false;
+  rd::DibmsOptions fine = paper;  // 0: fine pivots for the CUDA shard over floats
+  fine.pivot_intervals = 0;
+  for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, few_bands, few, paper, fine}) {
     EXPECT_EQ(rd::dibms_select(comm, shard, ks, options), want)
-        << label << " B = " << options.buckets << ", gathered from " << options.gather_candidates;
+        << label << " B = " << options.buckets << ", gathered from " << options.gather_candidates
+        << (options.band_intervals ? ", band-aligned" : "");
   }
   rd::CuttingPlaneOptions small;
   small.small_bracket = 64;
@@ -125,6 +136,20 @@ TEST(CudaLocalShard, LargeInputEqualsTheCpuShard) {
     expect_same_calls(robustfit::data::make_distribution<float>(d, 3000017, 5), std::string(to_string(d)) + " (3e6 floats)");
 }
 
+// Floats of every class (random bit patterns but NaN's: zeros, subnormals, infinities, normals of
+// every exponent): Phase 1's sample holds subnormals, so the band passes take the 64-bit keys for
+// those bands (band_table.hpp's kWideBand), beside the 32-bit form of the other distributions.
+TEST(CudaLocalShard, FloatsOfEveryClassEqualTheCpuShard) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  std::mt19937 bits(17);
+  std::vector<float> values{0.0f, -0.0f, 0.0f};
+  while (values.size() < 40000) {
+    const float v = std::bit_cast<float>(static_cast<std::uint32_t>(bits()));
+    if (v == v) values.push_back(v);
+  }
+  expect_same_calls(values, "every class of float");
+}
+
 TEST(CudaLocalShard, EmptyAndSingleValueShards) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   for (const std::vector<double>& values : {std::vector<double>{}, std::vector<double>{-0.0}}) {
@@ -142,6 +167,12 @@ TEST(CudaLocalShard, EmptyAndSingleValueShards) {
     shard.segment_key_ranges();
     shard.pivot_sums(0, ~0ull, 1ull << 63);
     shard.keys_inside(0, ~0ull);
+    shard.reset();
+    const rd::KeyInterval band[] = {{0x7ffull << 52, ~0ull >> 1, 4, 0}};  // -0.0's band (its key: the last bucket)
+    shard.count_buckets(band, 4, false);
+    const std::uint64_t last[] = {3};
+    shard.reduce(last, {});
+    shard.kept_candidates();
   }
 }
 

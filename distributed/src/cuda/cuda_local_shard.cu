@@ -9,7 +9,7 @@
 // first reduce, are classified by their 32-bit float keys against float thresholds of the
 // 64-bit edges (float_keys.hpp), with the tables staged in shared memory: the two passes over
 // all values then do 32-bit work a value, and the first reduce places each kept value straight
-// into its segment by the count's per-block counts (float_reduce_kernel). Cutting-plane sums are exact
+// into its segment by the count's per-block counts (placed_reduce_kernel). Cutting-plane sums are exact
 // 128-bit sums (as the CPU backend's). Only counts, samples, sums and a few keys cross to the
 // host.
 #include <cub/device/device_radix_sort.cuh>
@@ -35,6 +35,7 @@
 #include "../../../selection/src/cuda/cuda_check.cuh"
 #include "../../../selection/src/cuda/dynamic_shared_memory.cuh"
 #include "../../../selection/src/cuda/visit_vectors.cuh"
+#include "band_table.hpp"
 #include "device_buffer.hpp"
 #include "fast_bucket.hpp"
 #include "float_keys.hpp"
@@ -328,7 +329,7 @@ constexpr int kCountItems = 8;
 // The count and the placed reduce read the floats by selection's visit_vectors: 16-byte loads,
 // 4 in flight a thread, no bounds check a value (the passes over 2^28 floats are bound by their
 // instructions, not the memory: ncu on an H200, 2-5 % shorter than 8 scalar loads a thread), and
-// the same values in the same block on both passes (float_reduce_kernel places values by the
+// the same values in the same block on both passes (placed_reduce_kernel places values by the
 // count's per-block counts).
 using selection::cuda::detail::visit_vectors;
 constexpr int kFloatStep = selection::cuda::detail::kVisitItems<float>;
@@ -336,7 +337,7 @@ constexpr int kFloatStep = selection::cuda::detail::kVisitItems<float>;
 // kStaged: the classifier's tables are copied to dynamic shared memory first (FloatBucketOf).
 template <class Classify, bool kStaged = false>  // BucketOfCandidate or FloatBucketOf
 // per_block (may be null): every block's count of every bucket, block-major (with in-shared
-// counts only), for the reduce's placement (float_reduce_kernel).
+// counts only), for the reduce's placement (placed_reduce_kernel).
 __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket, std::uint64_t count,
                                                                  std::uint32_t buckets, unsigned long long* counts,
                                                                  std::uint32_t* per_block = nullptr) {
@@ -403,6 +404,50 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
   }
 }
 
+// The count over band-aligned intervals (DIBMS's Phase 1, DibmsOptions::band_intervals): a
+// value's bucket by one load from the band tables (band_table.hpp: a float value's from its
+// 32-bit key, 9 instructions where the 64-bit key's took 15 and made the count issue-bound: ncu,
+// 2^29 floats on an H200, 83 % of the SMs' issue), the tables and a counter per bucket in dynamic
+// shared memory (18 KB + 4 bytes a bucket, at most kMaxBandBuckets), every block's counts kept
+// for the placed reduce (per_block, block-major), as the float count does. Float or double
+// values, read as count_kernel reads floats (visit_vectors).
+constexpr std::uint64_t kMaxBandBuckets = 20480;  // B = 8192 rounded up band by band (< 2B), a bucket a sampled band and a run
+constexpr std::uint32_t kBandTableWords = detail::kKeyBands + detail::kFloatBands;  // the 64-bit table, then the floats'
+constexpr std::size_t band_count_shared_bytes(std::uint64_t buckets) {
+  return sizeof(std::uint32_t) * (kBandTableWords + buckets);
+}
+// A value's bucket under the band tables (`tables`: kBandTableWords words); kWide: some float
+// entries need the 64-bit key (detail::needs_wide_keys).
+template <bool kWide>
+__device__ inline std::uint32_t band_bucket_of(float value, const std::uint32_t* tables) {
+  return detail::float_band_bucket<kWide>(detail::float_key(value), tables + detail::kKeyBands, tables);
+}
+template <bool kWide>
+__device__ inline std::uint32_t band_bucket_of(double value, const std::uint32_t* tables) {
+  return detail::band_bucket(key_of(value), tables);
+}
+
+template <class T, bool kWide>
+__global__ void __launch_bounds__(kCountThreads, 2) band_count_kernel(const T* values, std::uint64_t count,
+                                                                      const std::uint32_t* tables, std::uint32_t buckets,
+                                                                      unsigned long long* counts, std::uint32_t* per_block) {
+  extern __shared__ std::uint32_t band_shared[];
+  std::uint32_t* staged = band_shared;
+  std::uint32_t* counters = band_shared + kBandTableWords;
+  for (std::uint32_t w = threadIdx.x; w < kBandTableWords; w += blockDim.x) staged[w] = tables[w];
+  for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) counters[b] = 0;
+  __syncthreads();
+  visit_vectors(values, count, [&](const T* v, unsigned valid) {
+    selection::cuda::detail::for_each_valid<selection::cuda::detail::kVisitItems<T>>(
+        valid, [&](int u) { atomicAdd(&counters[band_bucket_of<kWide>(v[u], staged)], 1u); });
+  });
+  __syncthreads();
+  for (std::uint32_t b = threadIdx.x; b < buckets; b += blockDim.x) {
+    if (counters[b] != 0) atomicAdd(&counts[b], static_cast<unsigned long long>(counters[b]));
+    per_block[std::size_t{blockIdx.x} * buckets + b] = counters[b];
+  }
+}
+
 // The first reduce of float values in one pass (instead of a stable selection, a pass for the
 // selected values' slots and a sort by slot): each value's slot by FloatHasSlot's lookup, its
 // tables staged in shared memory, and the values with a slot written as keys straight into
@@ -417,13 +462,48 @@ constexpr std::size_t kMaxReduceStagedBytes = 160 * 1024;  // larger tables: the
 // Most values are in no slot, and most of the lookup's bins hold no edge: the lookup's words
 // (detail::direct_answers) give those values' slot in one shared-memory read, not three.
 struct FloatSlotTables {
+  using Value = float;
   detail::IntervalLookup lookup;
   const std::uint32_t* words;       // direct_answers of the lookup over thresholds and slots
   const std::uint32_t* thresholds;  // the ranges' edges as float thresholds: lookup.last + 1
   const std::int32_t* slots;
+  std::uint32_t lowest = 0;  // thresholds[0], in a register: below it no slot (set by staged)
   __host__ __device__ std::uint32_t table_words() const {
     return 2 * (static_cast<std::uint32_t>(lookup.last) + 1) + static_cast<std::uint32_t>(lookup.bins);
   }
+  // The same tables copied to `shared` (table_words() words) by the whole block; the caller
+  // synchronises.
+  __device__ FloatSlotTables staged(std::uint32_t* shared) const {
+    const auto edges = static_cast<std::uint32_t>(lookup.last) + 1, bin_words = static_cast<std::uint32_t>(lookup.bins);
+    for (std::uint32_t w = threadIdx.x; w < edges; w += blockDim.x) {
+      shared[w] = thresholds[w];
+      shared[edges + w] = static_cast<std::uint32_t>(slots[w]);
+    }
+    for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) shared[2 * edges + w] = words[w];
+    return {lookup, shared + 2 * edges, shared, reinterpret_cast<const std::int32_t*>(shared + edges), thresholds[0]};
+  }
+  __device__ std::int32_t slot_of(float value) const {
+    const std::uint32_t key = detail::float_key(value);
+    return key < lowest ? -1 : detail::answer_of(lookup, words, thresholds, slots, key);
+  }
+};
+
+// The same for the values of a band count: each value's bucket by the band table, its slot by
+// a word per bucket (-1: none).
+template <class T, bool kWide>
+struct BandSlotTables {
+  using Value = T;
+  const std::uint32_t* tables;  // band_count_kernel's: kBandTableWords words
+  const std::int32_t* slot_of_bucket;
+  std::uint32_t buckets;
+  __host__ __device__ std::uint32_t table_words() const { return kBandTableWords + buckets; }
+  __device__ BandSlotTables staged(std::uint32_t* shared) const {
+    for (std::uint32_t w = threadIdx.x; w < kBandTableWords; w += blockDim.x) shared[w] = tables[w];
+    for (std::uint32_t w = threadIdx.x; w < buckets; w += blockDim.x)
+      shared[kBandTableWords + w] = static_cast<std::uint32_t>(slot_of_bucket[w]);
+    return {shared, reinterpret_cast<const std::int32_t*>(shared + kBandTableWords), buckets};
+  }
+  __device__ std::int32_t slot_of(T value) const { return slot_of_bucket[band_bucket_of<kWide>(value, tables)]; }
 };
 
 // starts[s * blocks + j]: where block j's values of slot s go (one thread per slot): the slot's
@@ -440,37 +520,36 @@ __global__ void slot_block_starts(const std::uint32_t* per_block, std::uint32_t 
   }
 }
 
-__global__ void __launch_bounds__(kCountThreads) float_reduce_kernel(const float* values, std::uint64_t count,
-                                                                     FloatSlotTables tables, std::uint32_t slot_count,
-                                                                     const std::uint64_t* block_starts,
-                                                                     const std::uint32_t* per_block, std::uint32_t buckets,
-                                                                     const std::uint32_t* bucket_of_slot, Key* keys_out,
-                                                                     std::uint32_t* slots_out, unsigned* mismatch) {
+// Slots below kept_slots are kept buckets', whose slots nobody reads (their segments are known
+// from the counts): only the singles' slots are written.
+template <class Slots>  // FloatSlotTables or BandSlotTables<T, kWide>
+__global__ void __launch_bounds__(kCountThreads) placed_reduce_kernel(const typename Slots::Value* values, std::uint64_t count,
+                                                                      Slots tables, std::uint32_t slot_count,
+                                                                      std::uint32_t kept_slots, const std::uint64_t* block_starts,
+                                                                      const std::uint32_t* per_block, std::uint32_t buckets,
+                                                                      const std::uint32_t* bucket_of_slot, Key* keys_out,
+                                                                      std::uint32_t* slots_out, unsigned* mismatch) {
+  using T = typename Slots::Value;
   extern __shared__ std::uint32_t staged[];
-  const auto edges = static_cast<std::uint32_t>(tables.lookup.last) + 1, bin_words = static_cast<std::uint32_t>(tables.lookup.bins);
-  std::uint32_t* cursors = staged + 2 * edges + bin_words;
-  for (std::uint32_t w = threadIdx.x; w < edges; w += blockDim.x) {
-    staged[w] = tables.thresholds[w];
-    staged[edges + w] = static_cast<std::uint32_t>(tables.slots[w]);
-  }
-  for (std::uint32_t w = threadIdx.x; w < bin_words; w += blockDim.x) staged[2 * edges + w] = tables.words[w];
+  const Slots slots = tables.staged(staged);
+  std::uint32_t* cursors = staged + tables.table_words();
   for (std::uint32_t s = threadIdx.x; s < slot_count; s += blockDim.x) cursors[s] = 0;
   __syncthreads();
-  const std::uint32_t* thresholds = staged;
-  const auto* slots = reinterpret_cast<const std::int32_t*>(staged + edges);
-  const std::uint32_t* words = staged + 2 * edges;
-  const std::uint32_t lowest = thresholds[0];  // below it: no slot
-  // count_kernel's visit: the same values in the same block.
-  visit_vectors(values, count, [&](const float* v, unsigned valid) {
+  // The count's visit: the same values in the same block. Every value's slot first, without a
+  // branch a value (their table loads in flight together), then the few with a slot placed.
+  constexpr int kItems = selection::cuda::detail::kVisitItems<T>;
+  visit_vectors(values, count, [&](const T* v, unsigned valid) {
+    std::int32_t slot[kItems];
 #pragma unroll
-    for (int u = 0; u < kFloatStep; ++u) {
-      const std::uint32_t key = detail::float_key(v[u]);
-      if (!(valid >> u & 1u) || key < lowest) continue;
-      const std::int32_t slot = detail::answer_of(tables.lookup, words, thresholds, slots, key);
-      if (slot < 0) continue;
-      const std::uint64_t to = block_starts[std::size_t(slot) * gridDim.x + blockIdx.x] + atomicAdd(&cursors[slot], 1u);
-      keys_out[to] = key_of(static_cast<double>(v[u]));
-      slots_out[to] = static_cast<std::uint32_t>(slot);
+    for (int u = 0; u < kItems; ++u) slot[u] = -1;
+    selection::cuda::detail::for_each_valid<kItems>(valid, [&](int u) { slot[u] = slots.slot_of(v[u]); });
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) {
+      if (slot[u] < 0) continue;
+      const auto s = static_cast<std::uint32_t>(slot[u]);
+      const std::uint64_t to = block_starts[std::size_t{s} * gridDim.x + blockIdx.x] + atomicAdd(&cursors[s], 1u);
+      keys_out[to] = to_key(v[u]);
+      if (s >= kept_slots) slots_out[to] = s;
     }
   });
   // Each block placed exactly its counted values of each slot (else the tables disagree).
@@ -555,6 +634,12 @@ class CudaLocalShard final : public LocalShard {
                                                                kCountThreads, kMaxStagedBytes));
       float_count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
     }
+    // The band count's grid, with its largest tables (18 KB and kMaxBandBuckets counters: 100 KB).
+    selection::cuda::detail::allow_dynamic_shared_memory(band_count_kernel<T, false>, band_count_shared_bytes(kMaxBandBuckets));
+    selection::cuda::detail::allow_dynamic_shared_memory(band_count_kernel<T, true>, band_count_shared_bytes(kMaxBandBuckets));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, band_count_kernel<T, true>, kCountThreads,
+                                                             band_count_shared_bytes(kMaxBandBuckets)));
+    band_count_blocks_ = static_cast<std::uint64_t>(std::max(per_multiprocessor, 1)) * static_cast<std::uint64_t>(multiprocessors_);
   }
   T* values() { return all_.get(); }  // its own buffer
   // The key range of every value, kept: the values never change, so key_range after a reset
@@ -619,6 +704,11 @@ class CudaLocalShard final : public LocalShard {
     if (buckets > UINT32_MAX) throw std::logic_error("count_buckets: more buckets than 32-bit bucket numbers");
     if (segmented && segments_.size() != intervals.size() + 1)
       throw std::logic_error("count_buckets: segments and intervals differ");
+    band_counted_ = false;
+    if (!reduced_ && !segmented && buckets <= kMaxBandBuckets && detail::make_band_table(intervals, band_table_host_)) {
+      count_by_bands(intervals, buckets, watch);
+      return local_counts_;
+    }
     // The estimate's intervals and every bucket's first key (the table is as long as the counts).
     bool by_table = true;
     estimated_host_.clear();
@@ -732,12 +822,42 @@ class CudaLocalShard final : public LocalShard {
     return local_counts_;
   }
 
-  // The first reduce of float values (float_reduce_kernel): next_ and sorted_slots_ get the
-  // values of every slot, as keys, in their segments (kept buckets from 0, then the singles'),
-  // each block's count of each slot checked against the count's. Needs the count's per-block
-  // counts (per_block_blocks_ != 0).
-  void place_float_values(const FloatSlotTables& tables, std::span<const std::uint64_t> keep,
-                          std::span<const std::uint64_t> singles, std::uint64_t expected) {
+  // count_buckets over band-aligned intervals (every value a candidate): band_count_kernel, with
+  // every block's counts for the placed reduce that follows.
+  void count_by_bands(std::span<const KeyInterval> intervals, std::uint64_t buckets, common::Stopwatch& watch) {
+    intervals_host_.assign(intervals.begin(), intervals.end());
+    assignment_ = {};  // the reduce places the values by the band table instead
+    buckets_ = buckets;
+    counted_ = true;
+    band_counted_ = true;
+    per_block_blocks_ = 0;
+    local_counts_.assign(buckets, 0);
+    const std::vector<std::uint32_t> float_table = detail::float_band_table(band_table_host_);
+    band_wide_ = std::is_same_v<T, float> && detail::needs_wide_keys(float_table);
+    band_table_host_.insert(band_table_host_.end(), float_table.begin(), float_table.end());
+    const std::uint32_t* table = band_table_.upload(band_table_host_);
+    common::trace("shard count tables (bands)", watch.lap(), static_cast<long long>(buckets));
+    if (size_ == 0) return;
+    unsigned long long* d_counts = counts_.reserve(buckets);
+    CUDA_CHECK(cudaMemset(d_counts, 0, buckets * sizeof(unsigned long long)));
+    const std::uint64_t tile = std::uint64_t{kCountThreads} * kCountItems;
+    const auto blocks = static_cast<unsigned>(std::clamp<std::uint64_t>((size_ + tile - 1) / tile, 1, band_count_blocks_));
+    auto* const kernel = band_wide_ ? band_count_kernel<T, true> : band_count_kernel<T, false>;
+    kernel<<<blocks, kCountThreads, band_count_shared_bytes(buckets)>>>(
+        values_, size_, table, static_cast<std::uint32_t>(buckets), d_counts, per_block_.reserve(std::size_t{blocks} * buckets));
+    CUDA_CHECK_LAUNCH();
+    per_block_blocks_ = blocks;
+    CUDA_CHECK(cudaMemcpy(local_counts_.data(), d_counts, buckets * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    common::trace("shard count kernel (bands)", watch.lap(), static_cast<long long>(size_));
+  }
+
+  // The first reduce of the values after a float or band count (placed_reduce_kernel): next_ gets
+  // the values of every slot, as keys, in their segments (kept buckets from 0, then the
+  // singles'), sorted_slots_ the singles' slots beside them, each block's count of each slot
+  // checked against the count's. Needs the count's per-block counts (per_block_blocks_ != 0).
+  template <class Slots>
+  void place_values(const Slots& tables, std::span<const std::uint64_t> keep, std::span<const std::uint64_t> singles,
+                    std::uint64_t expected) {
     std::vector<std::uint64_t> starts;
     std::vector<std::uint32_t> bucket_of_slot;
     std::uint64_t at = 0;
@@ -760,10 +880,12 @@ class CudaLocalShard final : public LocalShard {
     Key* keys = next_.reserve(expected);
     std::uint32_t* slots = sorted_slots_.reserve(expected);
     const std::size_t shared_bytes = sizeof(std::uint32_t) * (tables.table_words() + slot_count);
-    selection::cuda::detail::allow_dynamic_shared_memory(float_reduce_kernel, kMaxReduceStagedBytes);
-    float_reduce_kernel<<<blocks, kCountThreads, shared_bytes>>>(values_, size_, tables, slot_count, d_block_starts,
-                                                                 per_block_.get(), static_cast<std::uint32_t>(buckets_),
-                                                                 d_bucket_of_slot, keys, slots, d_mismatch);
+    // (The band tables with a slot per bucket and per kept bucket: up to 182 KB, one block an SM.)
+    selection::cuda::detail::allow_dynamic_shared_memory(placed_reduce_kernel<Slots>, std::max(shared_bytes, kMaxReduceStagedBytes));
+    placed_reduce_kernel<<<blocks, kCountThreads, shared_bytes>>>(values_, size_, tables, slot_count,
+                                                                  static_cast<std::uint32_t>(keep.size()), d_block_starts,
+                                                                  per_block_.get(), static_cast<std::uint32_t>(buckets_),
+                                                                  d_bucket_of_slot, keys, slots, d_mismatch);
     CUDA_CHECK_LAUNCH();
     if (mismatch_.download(1)[0] != 0) throw std::logic_error("reduce: the values placed differ from the counts");
   }
@@ -783,11 +905,23 @@ class CudaLocalShard final : public LocalShard {
     for (std::uint64_t b : singles) expected += local_counts_[b];
     std::uint64_t selected = 0;
     bool split = false;  // the selection holds KeySlot pairs still to split
-    bool placed = false;  // the values are in their slots' segments already (place_float_values)
+    bool placed = false;  // the values are in their slots' segments already (place_values)
     Key* keys_by_slot = next_unsorted_.reserve(expected);
     std::uint32_t* slots = slot_values_.reserve(expected);
     const bool by_key = detail::make_slot_ranges(intervals_host_, keep, singles, slot_ranges_);
-    if (size_ > 0 && !(by_key && slot_ranges_.edges.empty())) {  // no ranges: no bucket of the slots has a key
+    if (band_counted_) {  // placed by the band table (count_by_bands)
+      if (expected > 0) {
+        std::vector<std::int32_t> slot_of_bucket(buckets_, -1);
+        for (std::size_t k = 0; k < keep.size(); ++k) slot_of_bucket[keep[k]] = static_cast<std::int32_t>(k);
+        for (std::size_t j = 0; j < singles.size(); ++j) slot_of_bucket[singles[j]] = static_cast<std::int32_t>(keep.size() + j);
+        const std::int32_t* d_slots = slots_.upload(slot_of_bucket);
+        const auto buckets = static_cast<std::uint32_t>(buckets_);
+        if (band_wide_) place_values(BandSlotTables<T, true>{band_table_.get(), d_slots, buckets}, keep, singles, expected);
+        else place_values(BandSlotTables<T, false>{band_table_.get(), d_slots, buckets}, keep, singles, expected);
+      }
+      selected = expected;
+      placed = true;
+    } else if (size_ > 0 && !(by_key && slot_ranges_.edges.empty())) {  // no ranges: no bucket of the slots has a key
       std::uint64_t* d_selected = selected_count_.reserve(1);
       const auto select_if = [&](auto in, auto* out, auto predicate) {
         run_cub([&](void* temp, std::size_t& bytes) {
@@ -833,7 +967,7 @@ class CudaLocalShard final : public LocalShard {
                                                thresholds, slot_tables.slots};
             if (placeable &&
                 sizeof(std::uint32_t) * (float_tables.table_words() + keep.size() + singles.size()) <= kMaxReduceStagedBytes) {
-              place_float_values(float_tables, keep, singles, expected);
+              place_values(float_tables, keep, singles, expected);
               selected = expected;
               placed = true;
             } else {
@@ -977,6 +1111,11 @@ class CudaLocalShard final : public LocalShard {
   DeviceBuffer<std::uint32_t> float_thresholds_;  // the float count's (float_thresholds_kernel)
   DeviceBuffer<std::uint16_t> float_bins_;
   DeviceBuffer<std::byte> slot_tables_;  // the reduce's (its slots' key ranges and their lookup)
+  // The last count's band table (band_table.hpp) when it counted by bands (count_by_bands).
+  bool band_counted_ = false, band_wide_ = false;  // band_wide_: its float entries need 64-bit keys
+  std::vector<std::uint32_t> band_table_host_;  // the 64-bit table, then the floats' (kBandTableWords)
+  DeviceBuffer<std::uint32_t> band_table_;
+  std::uint64_t band_count_blocks_ = 1;
   Staging staging_;
   std::vector<KeyInterval> intervals_host_;
   detail::SlotRanges slot_ranges_;
