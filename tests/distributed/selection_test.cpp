@@ -70,6 +70,7 @@ TEST_P(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
   few.pivot_intervals = 4;
   few.gather_candidates = 0;  // the paper's iterations to the end
   few.sample_size = 16;
+  few.band_intervals = false;  // the paper's pivots
   int checks = 0;
   std::uint64_t single_answers = 0;
   for (Distribution d : robustfit::data::all_distributions()) {
@@ -90,7 +91,7 @@ TEST_P(Dibms, FewBucketsForceManyIterationsAndTheStoppingRule) {
 // split (ranks with no values or one value).
 TEST_P(Dibms, GatheringTheLastCandidatesAnswersAsThePapersIterations) {
   rd::DibmsOptions paper;  // the paper's Phase 1 and its iterations to the end
-  paper.gather_candidates = 0, paper.pivot_intervals = 16;
+  paper.gather_candidates = 0, paper.pivot_intervals = 16, paper.band_intervals = false;
   rd::DibmsOptions gather = paper;
   gather.gather_candidates = 512;  // below these n / B * ranks: one iteration at least before it
   int fewer = 0;
@@ -189,36 +190,38 @@ std::uint64_t kept_by_first_reduce(rd::Communicator& comm, std::unique_ptr<rd::L
   return kept[0];
 }
 
-// Phase 1's pivot intervals. One per 32 buckets (256 here) follow the values' density, so the
-// buckets of 101 percentiles hold few values: the first reduce keeps under 3 % of them on normal,
-// Cauchy and uniform data (the paper's P = 16 keeps 7-10 % of normal and Cauchy data: its
-// buckets are even in key space over wide intervals, where order keys are far from the values'
-// density). The default takes them where every rank's shards take them for free (the CUDA
-// shard over floats), else the paper's 16 — also when only some ranks would. Exact either way.
+// Phase 1's pivot intervals (band_intervals off). One per 32 buckets (256 here) follow the values'
+// density, so the buckets of 101 percentiles hold few values: the first reduce keeps under 3 % of
+// them on normal, Cauchy and uniform data (the paper's P = 16 keeps 7-10 % of normal and Cauchy
+// data: its buckets are even in key space over wide intervals, where order keys are far from the
+// values' density). pivot_intervals = 0 takes them where every rank's shards take them for free
+// (the CUDA shard over floats), else the paper's 16 — also when only some ranks would. Exact
+// either way.
 TEST_P(Dibms, PhaseOnePivotsFollowTheValuesWhereTheyAreFree) {
   rd::Communicator comm;
   const std::size_t n = std::size_t{1} << 20;
-  rd::DibmsOptions fine, paper;
+  rd::DibmsOptions fine, paper, pivots;
   fine.pivot_intervals = 256, paper.pivot_intervals = 16;
+  fine.band_intervals = paper.band_intervals = pivots.band_intervals = false;
   for (Distribution d : {Distribution::normal, Distribution::cauchy, Distribution::uniform}) {
     const auto all = robustfit::data::make_distribution<float>(d, n, 31);
     const auto mine = rt::shard_of(all, "even", comm.rank(), comm.size());
     const std::string what(to_string(d));
     const std::uint64_t with_fine = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, fine, what);
     const std::uint64_t with_paper = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, paper, what);
-    const std::uint64_t by_default = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, {}, what);
+    const std::uint64_t by_default = kept_by_first_reduce(comm, rt::make_shard<float>(GetParam(), mine), all, pivots, what);
     EXPECT_LT(static_cast<double>(with_fine), 0.03 * static_cast<double>(n)) << what;
     EXPECT_EQ(by_default, GetParam() == rt::ShardBackend::cuda ? with_fine : with_paper) << what;
     const std::uint64_t rank_0_claims = kept_by_first_reduce(
-        comm, std::make_unique<ClaimsFinePivots>(rt::make_shard<float>(GetParam(), mine), comm.rank() == 0), all, {}, what);
+        comm, std::make_unique<ClaimsFinePivots>(rt::make_shard<float>(GetParam(), mine), comm.rank() == 0), all, pivots, what);
     EXPECT_EQ(rank_0_claims, comm.size() == 1 ? with_fine : with_paper) << what << ": the ranks agree";
   }
 }
 
-// Phase 1's intervals aligned to the order key's bands (DibmsOptions::band_intervals): the same
-// answers on every distribution and split, through the paper's iterations to the end as well as
-// with the final gather; and buckets that follow the values as fine pivots do (the first reduce
-// keeps under 3 % of 2^20 normal, Cauchy or uniform floats for 101 percentiles).
+// Phase 1's intervals aligned to the order key's bands (DibmsOptions::band_intervals, the
+// default): the same answers on every distribution and split, through the paper's iterations to
+// the end as well as with the final gather; and buckets that follow the values as fine pivots do
+// (the first reduce keeps under 3 % of 2^20 normal, Cauchy or uniform floats for 101 percentiles).
 TEST_P(Dibms, BandAlignedIntervalsMatchNthElement) {
   rd::DibmsOptions bands, bands_paper;
   bands.band_intervals = true;
@@ -286,7 +289,7 @@ TEST_P(Dibms, BatchedProblemsShareCollectivesAndMatchNthElement) {
     ++i;
   }
   rd::DibmsOptions paper;  // the paper's Phase 1 and iterations to the end (a batch shares the gather's budget)
-  paper.gather_candidates = 0, paper.pivot_intervals = 16;
+  paper.gather_candidates = 0, paper.pivot_intervals = 16, paper.band_intervals = false;
   for (const rd::DibmsOptions& options : {rd::DibmsOptions{}, paper}) {
     rd::SelectionReport batched;
     const auto got = rd::dibms_select_batched(comm, shards, ks, options, &batched);

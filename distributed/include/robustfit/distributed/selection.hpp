@@ -27,20 +27,23 @@ namespace robustfit::distributed {
 // The paper's parameters, as named defaults.
 struct DibmsOptions {
   std::uint64_t buckets = 8192;        // B = 2^13 buckets per iteration (at least 2 per active bucket)
-  // P pivot intervals in Phase 1 (the paper's P = 16). 0: one per 32 of Phase 1's buckets (at
-  // least 16; 256 at B = 8192) where every rank's shards say that costs nothing more
-  // (LocalShard::fine_pivots_free: the CUDA shard over floats), else 16; the ranks agree through
-  // Phase 1's all-gather. Buckets are even in key space inside an interval, so narrower intervals
-  // follow the values' density: on normal data the first reduce keeps 1.7 % of the values
-  // instead of 7.7 % (101 percentiles of 2^24); on the CPU shard, whose count searches the
-  // intervals, 256 of them made the call 1.7-1.9x slower.
+  // With band_intervals off: P pivot intervals in Phase 1 (the paper's P = 16). 0: one per 32 of
+  // Phase 1's buckets (at least 16; 256 at B = 8192) where every rank's shards say that costs
+  // nothing more (LocalShard::fine_pivots_free: the CUDA shard over floats), else 16; the ranks
+  // agree through Phase 1's all-gather. Buckets are even in key space inside an interval, so
+  // narrower intervals follow the values' density: on normal data the first reduce keeps 1.7 %
+  // of the values instead of 7.7 % (101 percentiles of 2^24); on the CPU shard, whose count
+  // searches the intervals, 256 of them made the call 1.7-1.9x slower.
   std::uint64_t pivot_intervals = 0;
   // Phase 1's intervals aligned to the order key's bands instead of cut at sampled pivots
-  // (band_intervals.hpp): each band between the smallest and largest key is one interval of
-  // 2^bits buckets by its share of the merged sample (about `buckets` in all, up to twice that
-  // after rounding up), so that a shard can find a value's bucket without a search. Off: the
-  // paper's pivots (pivot_intervals). The answers are the same either way.
-  bool band_intervals = false;
+  // (band_intervals.hpp; ours): each band between the smallest and largest key is one interval
+  // of 2^bits buckets by its share of the merged sample (about `buckets` in all, up to twice that
+  // after rounding up), so that both shards find a value's bucket by one table load
+  // (src/cuda/band_table.hpp), no search. One rank's 2^29 floats, 101 percentiles and the median
+  // on an H200: 2.6 ms against the fine pivots' 5.3 ms; 2^24 doubles on the 2-core CPU: 58-63
+  // ms against 114-307 ms. Off: the paper's pivots (pivot_intervals). The answers are the same
+  // either way.
+  bool band_intervals = true;
   std::uint64_t sample_size = 1024;    // values sampled over all ranks in Phase 1
   std::uint64_t stalls_before_check = 2;  // iterations that do not shrink the candidates before
                                           // the repeated-value check (the paper's stopping rule)
