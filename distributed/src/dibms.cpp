@@ -305,6 +305,22 @@ void confirm_repeated_values(Problem& p, std::span<const std::uint64_t> ranges) 
   p.stalls = 0;
 }
 
+// p's answers for `pending` (sorted by rank; rank r is keys[r - offset]): the middle rank's key
+// by std::nth_element, then each side's ranks in its part, O(n log m) where a sort of the
+// gathered keys took O(n log n) (16384 keys: 0.8 ms on the 2-core host, 1.2 of an H200 host's
+// 2.2 ms median call).
+void answer_ranks(Problem& p, std::span<std::uint64_t> keys, std::uint64_t offset, std::span<const Pending> pending) {
+  if (pending.empty()) return;
+  const std::uint64_t rank = pending[pending.size() / 2].rank;
+  const auto first = std::partition_point(pending.begin(), pending.end(), [&](const Pending& q) { return q.rank < rank; });
+  const auto last = std::partition_point(first, pending.end(), [&](const Pending& q) { return q.rank == rank; });
+  const std::size_t at = rank - offset;
+  std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(at), keys.end());
+  for (auto q = first; q != last; ++q) p.answer[q->index] = keys[at];
+  answer_ranks(p, keys.first(at), offset, pending.first(static_cast<std::size_t>(first - pending.begin())));
+  answer_ranks(p, keys.subspan(at + 1), rank + 1, pending.subspan(static_cast<std::size_t>(last - pending.begin())));
+}
+
 // Answers every pending rank of `problems` from their kept candidates, gathered from all ranks
 // (the pending ranks count among the kept candidates, whose buckets are disjoint key ranges in
 // increasing order: the rank's key is the rank-th of them all). Returns the candidates gathered.
@@ -330,8 +346,7 @@ std::uint64_t answer_from_gathered(Communicator& comm, std::span<Problem* const>
     Problem& p = *problems[i];
     std::vector<std::uint64_t>& keys = pooled[i];
     if (keys.size() != p.total) throw std::logic_error("dibms_select: the gathered candidates differ from the counts");
-    std::sort(keys.begin(), keys.end());
-    for (const Pending& q : p.pending) p.answer[q.index] = keys[q.rank];
+    answer_ranks(p, keys, 0, p.pending);
     p.pending.clear();
     gathered += keys.size();
   }
