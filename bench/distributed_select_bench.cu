@@ -6,6 +6,7 @@
 //   [--per-rank N] (instead of --total-log2: N values on every rank) [--distribution uniform|normal]
 //   [--percentiles 101] [--methods dibms,dibms-bands,dibms-median,cutting-plane-median,single-shard,single-total,gather-sort,allreduce]
 //   [--seed S] [--phases] [--gather-candidates N] (DIBMS gathers the candidates once at most N are left; 0: never)
+//   [--band-intervals on|off] (DibmsOptions::band_intervals for every DIBMS row; default: the library's)
 //
 // Each rank generates its values on its GPU (value i of the whole set from a hash of (seed, i),
 // so the union over the ranks is one data set whatever the rank count, and no value crosses to
@@ -27,6 +28,7 @@
 //                         of that kind per DIBMS call), each call closed by cudaDeviceSynchronize; dibms/other is
 //                         the rest of the DIBMS call: the driver's host work and the MPI collectives (waiting for
 //                         the slower rank included). These runs are separate from the dibms row's.
+//   dibms-median/<call>   the same for the median alone, with --phases where dibms-median is asked for
 // `mismatches` compares each method's answers with DIBMS's (single-total and gather-sort are
 // independent references); `bytes` is what rank 0 handed to collectives (DIBMS) or received.
 #include <cub/device/device_radix_sort.cuh>
@@ -79,6 +81,7 @@ struct Options {
   std::uint64_t seed = 1;
   bool phases = false;
   std::uint64_t gather_candidates = robustfit::distributed::DibmsOptions{}.gather_candidates;
+  bool band_intervals = robustfit::distributed::DibmsOptions{}.band_intervals;
 };
 
 using robustfit::bench::has;
@@ -104,10 +107,14 @@ Options parse(int argc, char** argv) {
     else if (arg == "--seed") o.seed = std::stoull(value());
     else if (arg == "--phases") o.phases = true;
     else if (arg == "--gather-candidates") o.gather_candidates = std::stoull(value());
-    else
+    else if (arg == "--band-intervals") {
+      const std::string v = value();
+      if (v != "on" && v != "off") throw std::invalid_argument("--band-intervals " + v + ": on or off");
+      o.band_intervals = v == "on";
+    } else
       throw std::invalid_argument("unknown option " + arg +
                                   " (--total-log2, --per-rank, --runs, --percentiles, --distribution, --out, --commit, --methods, --seed, "
-                                  "--phases, --gather-candidates)");
+                                  "--phases, --gather-candidates, --band-intervals)");
   }
   if (o.distribution != "uniform" && o.distribution != "normal")
     throw std::invalid_argument("--distribution " + o.distribution + ": uniform or normal");
@@ -221,6 +228,9 @@ class PhaseTimedShard final : public rd::LocalShard {
     first_count_ = first_reduce_ = true;
   }
   std::uint64_t size() const override { return inner_.size(); }
+  // As the shard's own, so that DIBMS takes the same steps as without the timing.
+  bool concurrent_calls() const override { return inner_.concurrent_calls(); }
+  bool fine_pivots_free() const override { return inner_.fine_pivots_free(); }
   std::array<std::uint64_t, 2> key_range() const override {
     std::array<std::uint64_t, 2> out{};
     timed("key_range", [&] { out = inner_.key_range(); });
@@ -410,6 +420,7 @@ int run(int argc, char** argv) {
   std::vector<double> reference;  // DIBMS's answers, for the mismatches of the others
   rd::DibmsOptions dibms_options;
   dibms_options.gather_candidates = o.gather_candidates;
+  dibms_options.band_intervals = o.band_intervals;
   rd::SelectionReport report;
   auto add_dibms = [&](const std::string& method, const std::vector<std::uint64_t>& wanted,
                        const rd::DibmsOptions& options) {
@@ -425,11 +436,14 @@ int run(int argc, char** argv) {
     const std::vector<double> got = add_dibms("dibms-bands", ks, bands);
     rows.back().mismatches = count_mismatches(got, reference);
   }
-  if (o.phases) {  // the same call through PhaseTimedShard: rank 0's time per kind of shard call
+  // The same call through PhaseTimedShard: rank 0's time per kind of shard call, rows
+  // "<method>/<call>" (with --phases: for dibms, and for dibms-median where it is asked for).
+  const auto add_phases = [&](const std::string& method, const std::vector<std::uint64_t>& wanted,
+                              const std::vector<double>& want) {
     PhaseTimedShard timed(*shard);
     std::vector<double> got;
     int calls = 0;
-    const auto run_timed = [&] { got = rd::dibms_select(comm, timed, ks, dibms_options, &report); };
+    const auto run_timed = [&] { got = rd::dibms_select(comm, timed, wanted, dibms_options, &report); };
     run_timed();  // warm-up, not counted
     timed.clear();
     double total_ms = 0;
@@ -441,8 +455,8 @@ int run(int argc, char** argv) {
     }
     double shard_ms = 0;
     const auto add_phase = [&](const std::string& name, double ms, double calls_per_dibms) {
-      Row row{"dibms/" + name};
-      row.n = total, row.ks = ks.size(), row.median_ms = row.min_ms = row.max_ms = ms;
+      Row row{method + "/" + name};
+      row.n = total, row.ks = wanted.size(), row.median_ms = row.min_ms = row.max_ms = ms;
       row.iterations = static_cast<int>(std::lround(calls_per_dibms));
       rows.push_back(row);
     };
@@ -452,8 +466,10 @@ int run(int argc, char** argv) {
       shard_ms += phase.ms;
     }
     add_phase("other", (total_ms - shard_ms) / calls, 0);
-    rows.back().mismatches = count_mismatches(got, reference);
-  }
+    rows.back().mismatches = count_mismatches(got, want);
+  };
+  if (o.phases) add_phases("dibms", ks, reference);
+  if (o.phases && has(o.methods, "dibms-median")) add_phases("dibms-median", median, {reference.back()});
   if (has(o.methods, "dibms-median")) {
     const std::vector<double> got = add_dibms("dibms-median", median, dibms_options);
     rows.back().mismatches = count_mismatches(got, {reference.back()});
