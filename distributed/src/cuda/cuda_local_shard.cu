@@ -406,11 +406,11 @@ __global__ void __launch_bounds__(kCountThreads, 2) count_kernel(Classify bucket
 
 // The count over band-aligned intervals (DIBMS's Phase 1, DibmsOptions::band_intervals): a
 // value's bucket by one load from the band tables (band_table.hpp: a float value's from its
-// 32-bit key, 9 instructions where the 64-bit key's took 15 and made the count issue-bound: ncu,
-// 2^29 floats on an H200, 83 % of the SMs' issue), the tables and a counter per bucket in dynamic
-// shared memory (18 KB + 4 bytes a bucket, at most kMaxBandBuckets), every block's counts kept
-// for the placed reduce (per_block, block-major), as the float count does. Float or double
-// values, read as count_kernel reads floats (visit_vectors).
+// 32-bit key; the count is issue-bound, and ncu at locked clocks took 770 us for 2^29 floats by
+// 64-bit keys, 744 with the float table and the 64-bit branch, 673 without it), the tables and
+// a counter per bucket in dynamic shared memory (18 KB + 4 bytes a bucket, at most
+// kMaxBandBuckets), every block's counts kept for the placed reduce (per_block, block-major), as
+// the float count does. Float or double values, read as count_kernel reads floats (visit_vectors).
 constexpr std::uint64_t kMaxBandBuckets = 20480;  // B = 8192 rounded up band by band (< 2B), a bucket a sampled band and a run
 constexpr std::uint32_t kBandTableWords = detail::kKeyBands + detail::kFloatBands;  // the 64-bit table, then the floats'
 constexpr std::size_t band_count_shared_bytes(std::uint64_t buckets) {

@@ -40,9 +40,9 @@ struct DibmsOptions {
   // of 2^bits buckets by its share of the merged sample (about `buckets` in all, up to twice that
   // after rounding up), so that both shards find a value's bucket by one table load
   // (src/cuda/band_table.hpp), no search. One rank's 2^29 floats, 101 percentiles and the median
-  // on an H200: 2.6 ms against the fine pivots' 5.3 ms; 2^24 doubles on the 2-core CPU: 58-63
-  // ms against 114-307 ms. Off: the paper's pivots (pivot_intervals). The answers are the same
-  // either way.
+  // on an H200: 2.3-2.6 ms against the fine pivots' 5.2-6.1 ms; 2^24 doubles on the 2-core
+  // CPU: 58-63 ms against 114-307 ms. Off: the paper's pivots (pivot_intervals). The answers are
+  // the same either way.
   bool band_intervals = true;
   std::uint64_t sample_size = 1024;    // values sampled over all ranks in Phase 1
   std::uint64_t stalls_before_check = 2;  // iterations that do not shrink the candidates before
