@@ -214,6 +214,55 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
 }
 
+// Exclusive prefix sums of values(r), r < total, into out[0..total] (one block of kPlanThreads),
+// warp-striped: warp w takes ranges [w * 32 * kRangeItems, (w + 1) * 32 * kRangeItems), lane l
+// those at 32 j + l, so that each load and store of a warp is one coalesced access; a warp scan
+// per round, then the warps' totals. multi::block_prefix_sums gives a thread 21 consecutive
+// sums, so each of its warp accesses touched 32 sectors (ncu: 69 % excess sectors, the locate
+// latency-bound at 28K instructions in 52 us): H200, the locate 34.5 -> 27.2 us (2^24 floats, 101
+// ranks), 36.3 -> 27.5 (2^28), 45.3 -> 29.9 (2^26, 1001 ranks), same call
+// (bench/results/dibms_bands_h200_2026-12-02/call_h).
+template <class Values>
+__device__ unsigned long long striped_prefix_sums(int total, Values values, unsigned long long* out) {
+  __shared__ unsigned long long warp_sums[kPlanThreads / 32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int base = warp * 32 * kRangeItems;
+  unsigned long long items[kRangeItems];
+#pragma unroll
+  for (int j = 0; j < kRangeItems; ++j) {
+    const int r = base + 32 * j + lane;
+    items[j] = r < total ? values(r) : 0ull;
+  }
+  unsigned long long carry = 0;  // the warp's sum of earlier rounds
+#pragma unroll
+  for (int j = 0; j < kRangeItems; ++j) {
+    unsigned long long x = items[j];
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const unsigned long long y = __shfl_up_sync(0xffffffffu, x, d);
+      if (lane >= d) x += y;
+    }
+    const unsigned long long round = __shfl_sync(0xffffffffu, x, 31);
+    items[j] = carry + x - items[j];  // exclusive, within the warp
+    carry += round;
+  }
+  if (lane == 0) warp_sums[warp] = carry;
+  __syncthreads();
+  unsigned long long before = 0, all = 0;
+  for (int w = 0; w < kPlanThreads / 32; ++w) {
+    if (w < warp) before += warp_sums[w];
+    all += warp_sums[w];
+  }
+#pragma unroll
+  for (int j = 0; j < kRangeItems; ++j) {
+    const int r = base + 32 * j + lane;
+    if (r < total) out[r] = before + items[j];
+  }
+  if (threadIdx.x == 0) out[total] = all;
+  __syncthreads();
+  return all;
+}
+
 // Step 4 (one block): each rank's range, the active ranges and their places (every range spans
 // 2^8 keys or more: band_bits gives a band at most as many ranges as asked, < 2^15).
 template <class T>
@@ -223,7 +272,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
                                                             unsigned long long* __restrict__ positions) {
   if (plan->use_edges) return;
   const int total = static_cast<int>(plan->total);
-  multi::block_prefix_sums<kPlanThreads, kRangeItems>(total, [plan](int r) { return plan->counts[r]; }, plan->before);
+  striped_prefix_sums(total, [plan](int r) { return plan->counts[r]; }, plan->before);
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) plan->active[w] = 0;
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
@@ -232,7 +281,7 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
     atomicOr(&plan->active[r >> 5], 1u << (r & 31));
   }
   __syncthreads();
-  const unsigned long long candidates = multi::block_prefix_sums<kPlanThreads, kRangeItems>(
+  const unsigned long long candidates = striped_prefix_sums(
       total, [plan](int r) { return is_active(plan->active, static_cast<unsigned>(r)) ? plan->counts[r] : 0ull; },
       plan->active_before);
   if (threadIdx.x == 0) status->candidates = candidates;
