@@ -8,6 +8,7 @@
 // meets them, their keys lie in [min, max]). Plain C++, for the CUDA shard's passes and the CPU
 // shard alike (tests/distributed compares it with bucket_of on every key of every distribution;
 // the float form below with the 64-bit one on every float class).
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -47,8 +48,7 @@ inline bool make_band_table(std::span<const KeyInterval> intervals, std::vector<
   entries.assign(kKeyBands, band_entry(static_cast<std::uint32_t>(last.first_bucket + last.buckets - 1), kBandShift));
   for (std::uint64_t band = 0; band < first_band; ++band) entries[band] = band_entry(0, kBandShift);
   for (const KeyInterval& interval : intervals) {
-    int bits = 0;
-    while ((std::uint64_t{1} << bits) < interval.buckets) ++bits;
+    const int bits = std::countr_zero(interval.buckets);  // a power of two (are_band_aligned)
     // A run of bands has one bucket (bits 0): every band of it answers that bucket.
     for (std::uint64_t band = band_of_key(interval.lo); band <= band_of_key(interval.hi); ++band)
       entries[band] = band_entry(static_cast<std::uint32_t>(interval.first_bucket), kBandShift - bits);
