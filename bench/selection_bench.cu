@@ -747,9 +747,11 @@ void bench_tune_bracket(const Options& options, gpu::Workspace& workspace) {
   }
 }
 
-// Radix select's one launch against its grid: every resident block (the default) or at most
-// 33-264, at 2^16-2^22 (where it runs), median of uniform, normal and {1, 2} data. Rows
-// radix-one-launch-b<blocks> (b0: the default).
+// Radix select's one-launch forms against their grids, at 2^16-2^22 (where they run), median of
+// uniform, normal and {1, 2} data: radix_one_launch with every resident block (b0) or at most
+// 66 or 264 (rows radix-one-launch-b<blocks>), the shared-memory form (radix_resident.cu) with
+// its default grid (b0: one block an SM, at least 4096 values each) or at most 16-66 blocks
+// (rows radix-resident-b<blocks>).
 template <class T>
 void bench_tune_radix(const Options& options, gpu::Workspace& workspace) {
   for (const int log_n : sizes_or(options, {16, 18, 20, 22}, {16, 20})) {
@@ -761,10 +763,17 @@ void bench_tune_radix(const Options& options, gpu::Workspace& workspace) {
       const std::string name(robustfit::data::to_string(dist));
       const std::size_t k = n / 2;
       const T expected = gpu::kth_smallest(input.copies[0], n, k, Algorithm::sort, workspace);
-      for (const int blocks : {0, 33, 66, 132, 264}) {
+      for (const int blocks : {0, 66, 264}) {
         detail::RadixParams params;
         params.one_launch_blocks = blocks;
+        params.resident = false;
         tune_row(options, input, floor, name, k, expected, "radix-one-launch-b" + std::to_string(blocks),
+                 [&](const T* values) { return detail::radix_select_checked(values, n, k, params, workspace, nullptr); });
+      }
+      for (const int blocks : {0, 16, 33, 66}) {
+        detail::RadixParams params;
+        params.one_launch_blocks = blocks;
+        tune_row(options, input, floor, name, k, expected, "radix-resident-b" + std::to_string(blocks),
                  [&](const T* values) { return detail::radix_select_checked(values, n, k, params, workspace, nullptr); });
       }
       std::fprintf(stderr, "tune-radix %s n=2^%d %s done\n", type_name(T{}), log_n, name.c_str());

@@ -24,10 +24,17 @@ struct CuttingPlaneParams {
 
 struct RadixParams {
   std::size_t copy_threshold = std::size_t{1} << 20;  // n below this: rescan, no compaction
-  // The one launch (n <= 2^22): at most this many blocks; 0: as many as the device keeps
-  // resident (or as n fills). Fewer blocks each count more values but flush and scan fewer
-  // per-block histograms (the bench's tune-radix rows).
+  // The one-launch forms (resident, then n <= 2^22): at most this many blocks; 0: the default
+  // (resident: one an SM, at least 4096 values each; radix_one_launch: as many as the device
+  // keeps resident, or as n fills). Fewer blocks each count more values but flush and scan
+  // fewer per-block histograms (the bench's tune-radix rows).
   int one_launch_blocks = 0;
+  // Where the input fits in the SMs' shared memory (radix_resident.cu: ~7M floats, ~3.5M doubles
+  // on the H200), the digits count a shared copy in one cooperative launch with the counters
+  // zeroed by the kernel; false (tests): radix_one_launch or the separate passes. one_launch
+  // false (tests): the separate passes at every n.
+  bool resident = true;
+  bool one_launch = true;
 };
 
 // Floyd–Rivest: the bracket spans `sigmas` binomial standard deviations of the sample position
@@ -92,6 +99,11 @@ bool sort_select_many_checked(const T* d_values, std::size_t n, const std::size_
 template <class T>
 Checked<T> cutting_plane_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                         const CuttingPlaneParams&, Workspace&, cudaStream_t);
+// The shared-memory form of radix select; nullopt where the input does not fit in the SMs'
+// shared memory or the device has no cooperative launch. max_blocks: 0 for the default grid.
+template <class T>
+std::optional<Checked<T>> radix_select_resident(const T* d_values, std::size_t n, std::size_t k, int max_blocks,
+                                                Workspace& workspace, cudaStream_t stream);
 template <class T>
 Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                 const RadixParams&, Workspace&, cudaStream_t);

@@ -314,7 +314,10 @@ std::optional<Checked<T>> radix_select_one_launch(const T* d_values, std::size_t
 template <class T>
 Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k, const RadixParams& params,
                                 Workspace& workspace, cudaStream_t stream) {
-  if (n <= kOneLaunchMaxSize)
+  if (params.resident && params.one_launch)
+    if (const auto answer = radix_select_resident(d_values, n, k, params.one_launch_blocks, workspace, stream))
+      return *answer;
+  if (params.one_launch && n <= kOneLaunchMaxSize)
     if (const auto answer = radix_select_one_launch(d_values, n, k, params.one_launch_blocks, workspace, stream))
       return *answer;
   return radix_select_keys(d_values, n, k, params, typename KeyTraits<T>::Key(0), KeyTraits<T>::kBits, workspace,
