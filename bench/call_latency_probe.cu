@@ -11,7 +11,8 @@
 //   memset+kernel+sync  a 49 KB memset before (radix's counters)
 //   coop-G-S            an empty cooperative kernel of G blocks of 512 with S grid.sync()s, + sync
 //   read-coop-G-S       the same reading 2^20 floats once first
-//   radix-2^L           the library's radix select (median), the call itself
+//   radix-2^L           the library's radix select (median), the call itself (its shared-memory
+//                       form since radix_resident.cu; radix_one_launch before)
 // Every row on the legacy stream (as the bench) and on a non-blocking stream (-stream).
 //
 //   bench_call_latency_probe [--runs 300]
