@@ -157,6 +157,7 @@ std::optional<Checked<T>> radix_select_resident(const T* d_values, std::size_t n
   if (max_blocks > 0) blocks = std::min<std::size_t>(blocks, max_blocks);
   const std::size_t bytes = (n + blocks - 1) / blocks * sizeof(Key);
   if (bytes > most_bytes) return std::nullopt;
+  allow_dynamic_shared_memory(kernel, bytes);  // per device: every call (a no-op once allowed)
 
   auto* d_counters = workspace.device_as<unsigned long long>(kRadixHistogram, std::size_t(passes<T>()) * kDigitBins + 1);
   auto* h_answer = workspace.host_as<ResidentAnswer<Key>>(kRadixState, 1);
