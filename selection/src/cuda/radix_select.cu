@@ -11,6 +11,8 @@
 // histogram and every block choosing the digit itself from it (the find kernel's scan): no
 // host round trip but the answer's, written straight to pinned host memory. At 2^20 floats the
 // launches and copies of the separate kernels were most of the 38-50 us.
+// radix_select_checked tries the shared-memory variant first (radix_resident.cu: the input held
+// in the SMs' shared memory, no memset), then the one launch, then the separate passes.
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
