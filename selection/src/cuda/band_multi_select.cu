@@ -5,7 +5,7 @@
 // (the edges' 1.66), the counting read 0.27 ms (1.1 x the one-pass floor), the compacting read
 // 0.39 (bench/results/selection_sample_draw_h200_2026-12-02, call e).
 //  1. The sample (16384 keys by default: band_sample_size), drawn as the edges' form draws it
-//     (not sorted).
+//     (not sorted), by the block of step 2.
 //  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
 //     each band's first range by a scan; the sample's keys per range. The sample decides: where
 //     the ranges of the wanted ranks are expected to hold more values than the edges' buckets
@@ -24,7 +24,8 @@
 //  7. One copy of the status and the answers, the call's one host synchronisation. The sample's
 //     verdict, more candidates than max_candidate_fraction of n: the edges answer instead; more
 //     than the buffer held: a second compaction into a buffer of the right size.
-// Per call: 1 host synchronisation, 3 copies, 6 kernels (draw, plan, count, locate, compact, select).
+// Per call: 1 host synchronisation, 2 copies (ranks in; answers and status out), 5 kernels (sample and
+// plan, count, locate, compact, select).
 // Extra memory: the plan (~0.7 MB), the candidate buffer (1.5 n / ranges keys per rank + 2^16).
 #include <cub/block/block_scan.cuh>
 
@@ -82,26 +83,42 @@ __device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { 
 constexpr std::size_t kPlanSharedBytes = sizeof(unsigned) * (kBandMaxRanges + 1);
 
 // Calls visit(key) for each of the sample's keys, a thread's keys loaded 8 at a time (in flight
-// together, not one load's latency after another's).
-template <class Key, class Visit>
-__device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Visit visit) {
+// together, not one load's latency after another's). x not null: the keys are drawn from x first
+// (at seed::sample_index, as multi::draw_sample draws them) and stored in `sample`.
+template <class T, class Visit>
+__device__ void for_each_sample_key(const T* __restrict__ x, std::size_t n, typename KeyTraits<T>::Key* sample,
+                                    int size, Visit visit) {
+  using Key = typename KeyTraits<T>::Key;
   constexpr int kBatch = 8;
   for (int first = threadIdx.x; first < size; first += kBatch * blockDim.x) {
     Key keys[kBatch];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) keys[j] = first + j * blockDim.x < size ? sample[first + j * blockDim.x] : Key{};
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = first + j * blockDim.x;
+      keys[j] = i >= size ? Key{}
+                : x     ? KeyTraits<T>::to_key(x[seed::sample_index(std::uint64_t(i) + 1, n)])
+                        : sample[i];
+    }
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      if (first + j * blockDim.x < size) visit(keys[j]);
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = first + j * blockDim.x;
+      if (i >= size) continue;
+      if (x) sample[i] = keys[j];
+      visit(keys[j]);
+    }
   }
 }
 
-template <class Key>
-__global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sample, int sample_size,
-                                                           int wanted, const std::size_t* __restrict__ ks,
-                                                           std::size_t count, std::size_t n,
-                                                           unsigned long long capacity, BandPlan<Key>* plan,
+// The sample is drawn here (step 1 in this kernel: a launch fewer), stored for the second look.
+template <class T>
+__global__ __launch_bounds__(kPlanThreads) void plan_bands(const T* __restrict__ x, std::size_t n,
+                                                           typename KeyTraits<T>::Key* __restrict__ sample,
+                                                           int sample_size, int wanted,
+                                                           const std::size_t* __restrict__ ks, std::size_t count,
+                                                           unsigned long long capacity,
+                                                           BandPlan<typename KeyTraits<T>::Key>* plan,
                                                            BandStatus* status) {
+  using Key = typename KeyTraits<T>::Key;
   constexpr int kBands = bands::band_count<Key>();
   constexpr int kPerThread = (kBands + kPlanThreads - 1) / kPlanThreads;
   using Scan = cub::BlockScan<unsigned, kPlanThreads>;
@@ -113,7 +130,13 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) tally[b] = 0;
   if (threadIdx.x == 0) longest = 0, wanted_runs = 0;
   __syncthreads();
-  for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::band_of(key)], 1u); });
+  // A warp's keys mostly share a band or two (uniform [0, 1): half in the top band): one atomic
+  // per band present, not per key, or same-address atomics serialise the histogram.
+  for_each_sample_key(x, n, sample, sample_size, [&](Key key) {
+    const int band = bands::band_of(key);
+    const unsigned peers = __match_any_sync(__activemask(), band);
+    if (threadIdx.x % 32 == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&tally[band], __popc(peers));
+  });
   __syncthreads();
   int bits[kPerThread];
   unsigned mine = 0;
@@ -142,7 +165,8 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     // The sample's keys per range; the longest run of one range.
     for (unsigned r = threadIdx.x; r < total; r += blockDim.x) tally[r] = 0;
     __syncthreads();
-    for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
+    for_each_sample_key<T>(nullptr, n, sample, sample_size,
+                           [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
     __syncthreads();
     unsigned items[kRangeItems], most = 0;
 #pragma unroll
@@ -215,34 +239,39 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
 }
 
 // Exclusive prefix sums of values(r), r < total, into out[0..total] (one block of kPlanThreads),
-// warp-striped: warp w takes ranges [w * 32 * kRangeItems, (w + 1) * 32 * kRangeItems), lane l
-// those at 32 j + l, so that each load and store of a warp is one coalesced access; a warp scan
-// per round, then the warps' totals. multi::block_prefix_sums gives a thread 21 consecutive
-// sums, so each of its warp accesses touched 32 sectors (ncu: 69 % excess sectors, the locate
-// latency-bound at 28K instructions in 52 us): H200, the locate 34.5 -> 27.2 us (2^24 floats, 101
-// ranks), 36.3 -> 27.5 (2^28), 45.3 -> 29.9 (2^26, 1001 ranks), same call
-// (bench/results/dibms_bands_h200_2026-12-02/call_h).
-template <class Values>
+// warp-striped: with `rounds` = (total + 1) / kPlanThreads rounded up, warp w takes ranges
+// [w * 32 * rounds, (w + 1) * 32 * rounds), lane l those at 32 j + l, so that each load and
+// store of a warp is one coalesced access; a warp scan per round, then the warps' totals. Sum:
+// unsigned where every sum fits 32 bits (n < 2^32: half the shuffles of 64 bits), else 64-bit.
+// multi::block_prefix_sums gives a thread 21 consecutive sums, so each of its warp accesses
+// touched 32 sectors (ncu: 69 % excess sectors, the locate latency-bound at 28K instructions in
+// 52 us): H200, the locate 34.5 -> 27.2 us (2^24 floats, 101 ranks) striped over all
+// kBandMaxRanges (bench/results/dibms_bands_h200_2026-12-02/call_h); then ~2,900 straight-line
+// instructions a warp, 21 rounds of 64-bit shuffles whatever the ranges in use (call c of
+// selection_small_n_h200_2026-12-02), hence the rounds from `total` and the 32-bit sums.
+template <class Sum, class Values>
 __device__ unsigned long long striped_prefix_sums(int total, Values values, unsigned long long* out) {
   __shared__ unsigned long long warp_sums[kPlanThreads / 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int base = warp * 32 * kRangeItems;
-  unsigned long long items[kRangeItems];
+  const int rounds = (total + kPlanThreads) / kPlanThreads;  // covers total + 1 places
+  const int base = warp * 32 * rounds;
+  Sum items[kRangeItems];
 #pragma unroll
   for (int j = 0; j < kRangeItems; ++j) {
     const int r = base + 32 * j + lane;
-    items[j] = r < total ? values(r) : 0ull;
+    items[j] = j < rounds && r < total ? static_cast<Sum>(values(r)) : Sum{0};
   }
-  unsigned long long carry = 0;  // the warp's sum of earlier rounds
+  Sum carry = 0;  // the warp's sum of earlier rounds
 #pragma unroll
   for (int j = 0; j < kRangeItems; ++j) {
-    unsigned long long x = items[j];
+    if (j >= rounds) break;  // block-uniform
+    Sum x = items[j];
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
-      const unsigned long long y = __shfl_up_sync(0xffffffffu, x, d);
+      const Sum y = __shfl_up_sync(0xffffffffu, x, d);
       if (lane >= d) x += y;
     }
-    const unsigned long long round = __shfl_sync(0xffffffffu, x, 31);
+    const Sum round = __shfl_sync(0xffffffffu, x, 31);
     items[j] = carry + x - items[j];  // exclusive, within the warp
     carry += round;
   }
@@ -256,23 +285,31 @@ __device__ unsigned long long striped_prefix_sums(int total, Values values, unsi
 #pragma unroll
   for (int j = 0; j < kRangeItems; ++j) {
     const int r = base + 32 * j + lane;
-    if (r < total) out[r] = before + items[j];
+    if (j < rounds && r < total) out[r] = before + items[j];
   }
   if (threadIdx.x == 0) out[total] = all;
   __syncthreads();
   return all;
 }
 
+// striped_prefix_sums in 32-bit sums where n < 2^32 (no prefix reaches 2^32).
+template <class Values>
+__device__ unsigned long long range_prefix_sums(std::size_t n, int total, Values values, unsigned long long* out) {
+  return n < (std::size_t{1} << 32) ? striped_prefix_sums<unsigned>(total, values, out)
+                                    : striped_prefix_sums<unsigned long long>(total, values, out);
+}
+
 // Step 4 (one block): each rank's range, the active ranges and their places (every range spans
 // 2^8 keys or more: band_bits gives a band at most as many ranges as asked, < 2^15).
 template <class T>
-__global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* __restrict__ ks, std::size_t count,
+__global__ __launch_bounds__(kPlanThreads) void locate_bands(std::size_t n, const std::size_t* __restrict__ ks,
+                                                            std::size_t count,
                                                             BandPlan<typename KeyTraits<T>::Key>* plan,
                                                             BandStatus* status,
                                                             unsigned long long* __restrict__ positions) {
   if (plan->use_edges) return;
   const int total = static_cast<int>(plan->total);
-  striped_prefix_sums(total, [plan](int r) { return plan->counts[r]; }, plan->before);
+  range_prefix_sums(n, total, [plan](int r) { return plan->counts[r]; }, plan->before);
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) plan->active[w] = 0;
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
@@ -281,8 +318,8 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(const std::size_t* 
     atomicOr(&plan->active[r >> 5], 1u << (r & 31));
   }
   __syncthreads();
-  const unsigned long long candidates = striped_prefix_sums(
-      total, [plan](int r) { return is_active(plan->active, static_cast<unsigned>(r)) ? plan->counts[r] : 0ull; },
+  const unsigned long long candidates = range_prefix_sums(
+      n, total, [plan](int r) { return is_active(plan->active, static_cast<unsigned>(r)) ? plan->counts[r] : 0ull; },
       plan->active_before);
   if (threadIdx.x == 0) status->candidates = candidates;
   for (int r = threadIdx.x; r < total; r += blockDim.x) plan->cursors[r] = 0;
@@ -345,7 +382,9 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
 
 // kByteFlags: a value's keep bit from a byte a range (one shared load, added in with one
 // multiply-add), else from the active bit words (a load, then a shift and a mask by the range).
-template <class T, bool kByteFlags>
+// kBackward: the read's steps last first (visit_vectors), partly from the L2 the counting read
+// left behind.
+template <class T, bool kByteFlags, bool kBackward>
 __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restrict__ x, std::size_t n,
                                                              BandPlan<typename KeyTraits<T>::Key>* plan,
                                                              const BandStatus* status,
@@ -368,7 +407,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   }
   const unsigned lane = threadIdx.x % 32;
   unsigned fill = 0;  // keys in this warp's slice
-  visit_vectors(x, n, [&](const T* values, unsigned valid) {
+  visit_vectors<kBackward>(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;  // bit u: values[u] is kept
     for_each_valid<kVisitItems<T>>(valid, [&](int u) {
       const unsigned r = bands::range_of(KeyTraits<T>::to_key(values[u]), entries);
@@ -440,27 +479,33 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
 
   multi::CallBuffers<T> call(workspace, sample_size, ks, count, stream);
   auto* plan = workspace.device_as<BandPlan<Key>>(kBandMultiPlan, 1);
-  auto* d_status = workspace.device_as<BandStatus>(kBandMultiStatus, 1);
-  auto* h_status = workspace.host_as<BandStatus>(kBandMultiStatus, 1);
+  // The answers, then the status, in one buffer: one copy back (two copies cost ~3 us more).
+  const std::size_t answer_bytes = (count * sizeof(T) + alignof(BandStatus) - 1) / alignof(BandStatus) * alignof(BandStatus);
+  const std::size_t back_bytes = answer_bytes + sizeof(BandStatus);
+  auto* d_back = workspace.device_as<unsigned char>(kBandMultiStatus, back_bytes);
+  auto* h_back = workspace.host_as<unsigned char>(kBandMultiStatus, back_bytes);
+  auto* d_out = reinterpret_cast<T*>(d_back);
+  auto* d_status = reinterpret_cast<BandStatus*>(d_back + answer_bytes);
+  const T* h_out = reinterpret_cast<const T*>(h_back);
+  const auto* h_status = reinterpret_cast<const BandStatus*>(h_back + answer_bytes);
   const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
   unsigned long long capacity = multi::initial_capacity(params.initial_capacity, count, n, wanted, max_candidates);
   Key* candidates = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
   timer.mark("ranks in");
 
-  multi::draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, call.sample);
+  detail::allow_dynamic_shared_memory(plan_bands<T>, kPlanSharedBytes);
+  plan_bands<T><<<1, kPlanThreads, kPlanSharedBytes, stream>>>(d_values, n, call.sample, sample_size, wanted,
+                                                               call.d_ranks, count, capacity, plan, d_status);
   CUDA_CHECK_LAUNCH();
-  timer.mark("sample");
-  detail::allow_dynamic_shared_memory(plan_bands<Key>, kPlanSharedBytes);
-  plan_bands<Key><<<1, kPlanThreads, kPlanSharedBytes, stream>>>(call.sample, sample_size, wanted, call.d_ranks,
-                                                                 count, n, capacity, plan, d_status);
-  CUDA_CHECK_LAUNCH();
-  timer.mark("plan");
+  timer.mark("sample and plan");
 
   // The counting read's shared memory is sized for the most ranges (the host does not know the
   // table's): two blocks of 1024 threads fit an SM; band_blocks_per_sm runs one by default.
   const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
   detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);  // per device: every call
-  const auto compact = params.band_byte_flags ? compact_bands<T, true> : compact_bands<T, false>;
+  const auto compact = params.band_byte_flags
+                           ? (params.band_backward_compaction ? compact_bands<T, true, true> : compact_bands<T, true, false>)
+                           : (params.band_backward_compaction ? compact_bands<T, false, true> : compact_bands<T, false, false>);
   detail::allow_dynamic_shared_memory(compact, compact_shared_bytes<T>());
   static const int resident = resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
   const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 1, 1, resident);
@@ -468,7 +513,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
   CUDA_CHECK_LAUNCH();
   timer.mark("count");
-  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(call.d_ranks, count, plan, d_status, call.positions);
+  locate_bands<T><<<1, kPlanThreads, 0, stream>>>(n, call.d_ranks, count, plan, d_status, call.positions);
   CUDA_CHECK_LAUNCH();
   timer.mark("locate");
 
@@ -478,11 +523,10 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
     CUDA_CHECK_LAUNCH();
     timer.mark("compact");
     select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, call.d_ranks, count, plan,
-                                                                            d_status, call.positions, call.d_out);
+                                                                            d_status, call.positions, d_out);
     CUDA_CHECK_LAUNCH();
     timer.mark("select");
-    CUDA_CHECK(cudaMemcpyAsync(h_status, d_status, sizeof *h_status, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(call.h_out, call.d_out, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(h_back, d_back, back_bytes, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     timer.mark("answers out");
   };
@@ -505,7 +549,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
     finish();
   }
   timer.report();
-  std::copy(call.h_out, call.h_out + count, out);
+  std::copy(h_out, h_out + count, out);
   return BandOutcome::answered;
 }
 

@@ -90,7 +90,7 @@ enum Slot : std::size_t {
   kSampledMultiBlockOffsets,  // per block and active bucket: where the block's keys of the bucket go
   kSampledMultiDigitCounts,   // per rank: its segment's first-digit counts, summed over the blocks of a split
   kBandMultiPlan,             // the band table, range counts, prefix sums, active ranges and cursors
-  kBandMultiStatus,           // device + host: NaN count, candidate count, fallback flag
+  kBandMultiStatus,           // device + host: the answers, then NaN count, candidate count, fallback flag
 
   // Bracket selection (bracket_select.cu).
   kBracketControl,       // device + host: the bracket, the pass's counts, the finish's state and answer
