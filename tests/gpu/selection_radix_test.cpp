@@ -135,7 +135,7 @@ TEST(GpuRadixForms, ResidentFormZeroesItsCounters) {
   const auto values = robustfit::data::make_distribution<float>(Distribution::uniform, n, 3, 16);
   const DeviceVector<float> device(values);
   for (const std::size_t k : {std::size_t{0}, n / 2, n - 1}) {
-    const std::size_t counters = 3 * 2048 + 1;  // floats: 3 digits' histograms and the NaN count
+    const std::size_t counters = 3 * 2048 + 2;  // floats: 3 digits' histograms, the NaN count, the finish's cursor
     void* slot = workspace.device(detail::kRadixHistogram, counters * sizeof(unsigned long long));
     ASSERT_EQ(cudaMemset(slot, 0x5a, counters * sizeof(unsigned long long)), cudaSuccess);
     const auto got = detail::radix_select_checked<float>(device.get(), n, k, {}, workspace, nullptr);

@@ -6,6 +6,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "bracket_bookkeeping.hpp"
 #include "key_traits.cuh"
@@ -41,13 +42,14 @@ template <int kThreads>
 using DigitScan = cub::BlockScan<unsigned long long, kThreads>;
 
 // Scans `hist` (complete: every block's counts added) with the block's kThreads threads; the
-// thread whose bins hold `rank` calls found(bin, rank within the bin). `clear`: zeroes the
-// counters as they are read (for the next digit). kPastL1: reads past L1 (other blocks wrote
-// the counters in this kernel, and this block may have read them before); plain loads where
-// the block reads them once, after the writers are done (radix select: a read past L1 cost
-// ~1 us a digit at 2^20 values on the H200).
-template <int kThreads, bool kPastL1 = true, class Found>
-__device__ __forceinline__ void find_digit_bin(unsigned long long* hist, unsigned long long rank, bool clear,
+// thread whose bins hold `rank` calls found(bin, rank within the bin), or found(bin, rank within
+// the bin, the bin's count) where `found` takes three. `clear`: zeroes the counters as they are
+// read (for the next digit). kPastL1: reads past L1 (other blocks wrote the counters in this
+// kernel, and this block may have read them before); plain loads where the block reads them
+// once, after the writers are done (radix select: a read past L1 cost ~1 us a digit at 2^20
+// values on the H200), and for counters in shared memory (Count: unsigned there).
+template <int kThreads, bool kPastL1 = true, class Count, class Found>
+__device__ __forceinline__ void find_digit_bin(Count* hist, unsigned long long rank, bool clear,
                                                typename DigitScan<kThreads>::TempStorage& storage, Found found) {
   static_assert(kDigitBins % kThreads == 0);
   constexpr int kPerThread = kDigitBins / kThreads;
@@ -56,7 +58,8 @@ __device__ __forceinline__ void find_digit_bin(unsigned long long* hist, unsigne
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
     const int b = threadIdx.x * kPerThread + j;
-    mine[j] = kPastL1 ? __ldcg(&hist[b]) : hist[b];
+    if constexpr (kPastL1) mine[j] = __ldcg(&hist[b]);
+    else mine[j] = hist[b];
     if (clear) hist[b] = 0;
     total += mine[j];
   }
@@ -64,7 +67,13 @@ __device__ __forceinline__ void find_digit_bin(unsigned long long* hist, unsigne
   DigitScan<kThreads>(storage).ExclusiveSum(total, below);
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
-    if (rank >= below && rank < below + mine[j]) found(static_cast<int>(threadIdx.x) * kPerThread + j, rank - below);
+    if (rank >= below && rank < below + mine[j]) {
+      const int bin = static_cast<int>(threadIdx.x) * kPerThread + j;
+      if constexpr (std::is_invocable_v<Found, int, unsigned long long, unsigned long long>)
+        found(bin, rank - below, mine[j]);
+      else
+        found(bin, rank - below);
+    }
     below += mine[j];
   }
 }

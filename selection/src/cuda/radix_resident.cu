@@ -47,24 +47,65 @@ constexpr int passes() {
   return bracketing::digit_launches(KeyTraits<T>::kBits);
 }
 
-// counters: passes() histograms of kDigitBins, then the NaN count; any contents (zeroed here).
+// Where the counters sit: passes() histograms of kDigitBins, then the NaN count, then the
+// finish's cursor.
+template <class T>
+constexpr std::size_t kNanCounter = std::size_t(passes<T>()) * kDigitBins;
+template <class T>
+constexpr std::size_t kCounters = kNanCounter<T> + 2;
+
+// Block 0 alone finishes from the `count` keys sharing `prefix` (the top kBits - remaining bits),
+// copied into its shared memory from `candidates`: the remaining digits counted in shared memory,
+// no grid.sync and no global counters a digit. Returns the key. Not inlined: the grid-wide digits
+// keep their registers (inlined, ptxas spilled twice the bytes).
+template <class Key>
+__device__ __noinline__ Key finish_in_one_block(const Key* __restrict__ candidates, int count, Key prefix, int remaining,
+                                   unsigned long long k, Key* keys, unsigned* counts,
+                                   typename bracketing::DigitScan<kThreads>::TempStorage& scan, Key& chosen_prefix,
+                                   unsigned long long& chosen_k) {
+  for (int i = threadIdx.x; i < count; i += kThreads) keys[i] = __ldcg(&candidates[i]);
+  for (int b = threadIdx.x; b < kDigitBins; b += kThreads) counts[b] = 0;
+  __syncthreads();
+  while (remaining > 0) {
+    const bracketing::Digit digit = bracketing::next_digit(remaining);
+    for (int i = threadIdx.x; i < count; i += kThreads)
+      seed::count_in_shared(counts, bracketing::digit_bin(keys[i], prefix, remaining, digit));
+    __syncthreads();
+    bracketing::find_digit_bin<kThreads, false>(counts, k, /*clear=*/true, scan, [&](int bin, unsigned long long within) {
+      chosen_prefix = Key(prefix << digit.width) | Key(bin);
+      chosen_k = within;
+    });
+    __syncthreads();
+    prefix = chosen_prefix;
+    k = chosen_k;
+    remaining = digit.shift;
+    __syncthreads();  // chosen_* and the scan storage are written again by the next digit
+  }
+  return prefix;
+}
+
+// counters: kCounters<T> of them, any contents (zeroed here). candidates: room for one block's
+// slice of keys. After each digit but the last, where the keys sharing the prefix found so far
+// fit block 0's slice (uniform data: ~n / 2048 after the first digit), every block copies its
+// keys of that prefix to `candidates` and block 0 alone finishes (finish_in_one_block): the
+// later digits' grid.sync, counter flushes and 2048-bin scans by every block are saved.
 template <class T>
 __global__ __launch_bounds__(kThreads, 1) void radix_resident(const T* __restrict__ x, std::size_t n,
                                                               unsigned long long k, unsigned long long* counters,
+                                                              typename KeyTraits<T>::Key* __restrict__ candidates,
                                                               ResidentAnswer<typename KeyTraits<T>::Key>* answer) {
   using Key = typename KeyTraits<T>::Key;
   constexpr int kBits = KeyTraits<T>::kBits;
-  constexpr std::size_t kCounters = std::size_t(passes<T>()) * kDigitBins + 1;
   extern __shared__ __align__(16) unsigned char shared[];
   Key* keys = reinterpret_cast<Key*>(shared);
   __shared__ unsigned counts[kDigitBins];
   __shared__ typename bracketing::DigitScan<kThreads>::TempStorage scan;
   __shared__ Key chosen_prefix;
-  __shared__ unsigned long long chosen_k;
+  __shared__ unsigned long long chosen_k, chosen_count;
   __shared__ unsigned block_nans;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
 
-  for (std::size_t i = std::size_t(blockIdx.x) * kThreads + threadIdx.x; i < kCounters; i += std::size_t(gridDim.x) * kThreads)
+  for (std::size_t i = std::size_t(blockIdx.x) * kThreads + threadIdx.x; i < kCounters<T>; i += std::size_t(gridDim.x) * kThreads)
     __stcg(&counters[i], 0ull);
   for (int b = threadIdx.x; b < kDigitBins; b += kThreads) counts[b] = 0;
   if (threadIdx.x == 0) block_nans = 0;
@@ -73,6 +114,7 @@ __global__ __launch_bounds__(kThreads, 1) void radix_resident(const T* __restric
   // The slice: loaded once, the first digit counted on the way.
   const std::size_t begin = n * blockIdx.x / gridDim.x;
   const int size = static_cast<int>(n * (blockIdx.x + 1) / gridDim.x - begin);
+  const auto first_size = static_cast<unsigned long long>(n / gridDim.x);  // block 0's slice
   bracketing::Digit digit = bracketing::next_digit(kBits);
   unsigned nans = 0;
   for (int first = threadIdx.x; first < size; first += kThreads * kLoads) {
@@ -96,7 +138,7 @@ __global__ __launch_bounds__(kThreads, 1) void radix_resident(const T* __restric
   if (nans != 0) atomicAdd(&block_nans, nans);
   grid.sync();  // every block's share of the counters is zero
   seed::flush_counts(counts, kDigitBins, counters);
-  if (threadIdx.x == 0 && block_nans != 0) atomicAdd(&counters[kCounters - 1], static_cast<unsigned long long>(block_nans));
+  if (threadIdx.x == 0 && block_nans != 0) atomicAdd(&counters[kNanCounter<T>], static_cast<unsigned long long>(block_nans));
 
   Key prefix = 0;
   int remaining = kBits;
@@ -110,20 +152,43 @@ __global__ __launch_bounds__(kThreads, 1) void radix_resident(const T* __restric
       seed::flush_counts(counts, kDigitBins, hist);
     }
     grid.sync();  // every block's counts are in hist
-    bracketing::find_digit_bin<kThreads>(hist, k, /*clear=*/false, scan, [&](int bin, unsigned long long within) {
-      chosen_prefix = Key(prefix << digit.width) | Key(bin);
-      chosen_k = within;
-    });
+    bracketing::find_digit_bin<kThreads>(hist, k, /*clear=*/false, scan,
+                                         [&](int bin, unsigned long long within, unsigned long long in_bin) {
+                                           chosen_prefix = Key(prefix << digit.width) | Key(bin);
+                                           chosen_k = within;
+                                           chosen_count = in_bin;
+                                         });
     __syncthreads();
     prefix = chosen_prefix;
     k = chosen_k;
     remaining = digit.shift;
     digit = bracketing::next_digit(remaining);
+    const unsigned long long sharing = chosen_count;  // keys sharing the prefix, every block alike
     __syncthreads();  // chosen_* and the scan storage are written again by the next pass
+    if (remaining > 0 && sharing <= first_size) {
+      // Every block's keys of the prefix to `candidates` (a warp's at one cursor add).
+      unsigned long long* cursor = counters + kNanCounter<T> + 1;
+      for (int base = 0; base < size; base += kThreads) {
+        const int i = base + static_cast<int>(threadIdx.x);
+        const bool mine = i < size && bracketing::shift_right(keys[i], remaining) == prefix;
+        const unsigned ballot = __ballot_sync(0xffffffffu, mine);
+        if (ballot == 0) continue;  // warp-uniform
+        const unsigned lane = threadIdx.x % 32;
+        unsigned long long at = 0;
+        if (lane == static_cast<unsigned>(__ffs(ballot) - 1)) at = atomicAdd(cursor, static_cast<unsigned long long>(__popc(ballot)));
+        at = __shfl_sync(0xffffffffu, at, __ffs(ballot) - 1);
+        if (mine) __stcg(&candidates[at + __popc(ballot & ((1u << lane) - 1))], keys[i]);
+      }
+      grid.sync();  // every candidate written
+      if (blockIdx.x != 0) return;
+      prefix = finish_in_one_block(candidates, static_cast<int>(sharing), prefix, remaining, k, keys, counts, scan,
+                                   chosen_prefix, chosen_k);
+      break;
+    }
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     answer->key = prefix;
-    answer->nan_count = __ldcg(&counters[kCounters - 1]);  // complete: added before the second grid.sync()
+    answer->nan_count = __ldcg(&counters[kNanCounter<T>]);  // complete: added before the second grid.sync()
     __threadfence_system();
   }
 }
@@ -159,10 +224,11 @@ std::optional<Checked<T>> radix_select_resident(const T* d_values, std::size_t n
   if (bytes > most_bytes) return std::nullopt;
   allow_dynamic_shared_memory(kernel, bytes);  // per device: every call (a no-op once allowed)
 
-  auto* d_counters = workspace.device_as<unsigned long long>(kRadixHistogram, std::size_t(passes<T>()) * kDigitBins + 1);
+  auto* d_counters = workspace.device_as<unsigned long long>(kRadixHistogram, kCounters<T>);
+  auto* d_candidates = workspace.device_as<Key>(kRadixKeysA, (n + blocks - 1) / blocks);
   auto* h_answer = workspace.host_as<ResidentAnswer<Key>>(kRadixState, 1);
   unsigned long long rank = k;
-  void* args[] = {const_cast<T**>(&d_values), &n, &rank, &d_counters, &h_answer};
+  void* args[] = {const_cast<T**>(&d_values), &n, &rank, &d_counters, &d_candidates, &h_answer};
   if (!launch_cooperative(reinterpret_cast<const void*>(kernel), static_cast<unsigned>(blocks), kThreads, args, bytes,
                           stream))
     return std::nullopt;
