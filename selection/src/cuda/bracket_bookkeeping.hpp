@@ -136,6 +136,14 @@ ROBUSTFIT_HOST_DEVICE int bit_width(Key span) {
   return bits;
 }
 
+// The shift of the first finishing digit over keys key - base that span `span`: the top
+// kDigitBits of its bit width (at least 1 bit; radix_select_in_range's first pass).
+template <class Key>
+ROBUSTFIT_HOST_DEVICE int first_digit_shift(Key span) {
+  const int bits = bit_width(span) > 1 ? bit_width(span) : 1;
+  return bits > kDigitBits ? bits - kDigitBits : 0;
+}
+
 struct Digit {
   int shift, width;  // the digit is (key >> shift) & (2^width - 1); shift is the next `remaining`
 };

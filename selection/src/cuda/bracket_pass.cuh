@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "bracket_bookkeeping.hpp"
+#include "key_traits.cuh"
 #include "launch_shape.cuh"
 #include "vector16.cuh"
 #include "warp_scan.cuh"
@@ -44,6 +45,25 @@ __device__ __forceinline__ void add_warp_total(unsigned value, unsigned long lon
   if (threadIdx.x % 32 == 0 && wide != 0) atomicAdd(total, wide);
 }
 
+// The finishing radix's first digit of the buffer's values (kept ones and padding), counted where
+// they are placed (the finish then starts at its second digit: one read of the buffer fewer).
+// The digit is that of radix_select_in_range / bracket_one_launch over key - key(lo): the top
+// kDigitBits of the span's bit width. counts: kDigitBins shared counters, or null: not counted.
+template <class T>
+struct FirstDigit {
+  using Key = typename KeyTraits<T>::Key;
+  unsigned* counts = nullptr;
+  Key base = 0;
+  int shift = 0;
+  FirstDigit() = default;
+  __device__ FirstDigit(unsigned* shared_counts, T lo, T hi)
+      : counts(shared_counts), base(KeyTraits<T>::to_key(lo)), shift(first_digit_shift(Key(KeyTraits<T>::to_key(hi) - base))) {}
+  // `times` values v (NaN: not counted; the caller answers NaN).
+  __device__ void count(T v, unsigned times = 1) const {
+    if (counts != nullptr && v == v) atomicAdd(&counts[(KeyTraits<T>::to_key(v) - base) >> shift], times);
+  }
+};
+
 // A warp's place in the buffer: it owns a chunk of slots, reserved with one atomic when the
 // step's kept values do not fit (at least kChunk slots), and fills it in lane order — no
 // barriers, and one atomic per chunk rather than per step. Unused slots of a chunk hold hi,
@@ -58,16 +78,17 @@ struct WarpChunk {
   unsigned long long base = 0;
   unsigned size = 0, used = 0;
 
-  __device__ void pad(T* buffer, std::size_t capacity, T hi) const {
+  __device__ void pad(T* buffer, std::size_t capacity, T hi, const FirstDigit<T>& digit) const {
     for (unsigned i = used + threadIdx.x % 32; i < size; i += 32)
       if (base + i < capacity) buffer[base + i] = hi;
+    if (threadIdx.x % 32 == 0 && size > used) digit.count(hi, size - used);
   }
 
   // Room for `total` more values (warp-uniform); returns the first of them.
   __device__ unsigned long long claim(unsigned total, unsigned long long* cursor, T* buffer, std::size_t capacity,
-                                     T hi) {
+                                     T hi, const FirstDigit<T>& digit) {
     if (used + total > size) {
-      pad(buffer, capacity, hi);
+      pad(buffer, capacity, hi, digit);
       const unsigned fresh_size = max(kChunk, total);
       unsigned long long fresh = 0;
       if (threadIdx.x % 32 == 0) fresh = atomicAdd(cursor, static_cast<unsigned long long>(fresh_size));
@@ -130,7 +151,8 @@ __device__ __forceinline__ unsigned classify_step(const T* values, unsigned vali
 template <class T, bool kClosed>
 __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::size_t head, std::size_t vectors,
                                                   std::size_t n, T lo, T hi, BracketState<T>* state,
-                                                  T* __restrict__ buffer, std::size_t capacity, T* row) {
+                                                  T* __restrict__ buffer, std::size_t capacity, T* row,
+                                                  const FirstDigit<T>& digit = FirstDigit<T>()) {
   using V = Vector16<T>;
   constexpr int kItems = kVectorsPerThread * V::size;
   // Values that are not the input's in the closed pass: NaN is neither below lo nor above hi,
@@ -143,13 +165,14 @@ __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::
     unsigned total = 0;
     const unsigned offset = warp_exclusive_sum(__popc(keep), total);
     if (total == 0) return;
-    unsigned long long position = chunk.claim(total, &state->cursor, buffer, capacity, hi) + offset;
+    unsigned long long position = chunk.claim(total, &state->cursor, buffer, capacity, hi, digit) + offset;
     if (keep == 0) return;
 #pragma unroll
     for (int u = 0; u < kItems; ++u) row[u] = values[u];
     for (unsigned rest = keep; rest != 0; rest &= rest - 1) {
       const T v = row[__ffs(rest) - 1];
       if (kClosed) tally.nans += v != v;
+      digit.count(v);
       if (position < capacity) buffer[position] = v;
       ++position;
     }
@@ -218,7 +241,7 @@ __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::
     }
     place(values, classify_step<kClosed, kItems>(values, valid, lo, hi, tally, below_mask_sum));
   }
-  chunk.pad(buffer, capacity, hi);
+  chunk.pad(buffer, capacity, hi, digit);
   if (kClosed) tally.below = 0u - below_mask_sum;
   add_warp_total(tally.below, &state->below);
   add_warp_total(tally.equal_lo, &state->equal_lo);
@@ -231,16 +254,32 @@ __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::
 template <class T>
 constexpr int kStagedRow = kVectorsPerThread * Vector16<T>::size + (sizeof(T) == 4 ? 1 : 0);
 
-// The pass the sample chose (state->closed: the same for every block).
+// The pass the sample chose (state->closed: the same for every block). first_digit not null:
+// the kept values' first finishing digit (FirstDigit) added to those kDigitBins counters.
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict__ x, std::size_t head,
                                                              std::size_t vectors, std::size_t n,
                                                              BracketState<T>* state, T* __restrict__ buffer,
-                                                             std::size_t capacity) {
+                                                             std::size_t capacity,
+                                                             unsigned long long* first_digit = nullptr) {
   __shared__ T staged[kPassThreads][kStagedRow<T>];
+  __shared__ unsigned digit_counts[kDigitBins];
   const T lo = state->lo, hi = state->hi;
-  if (state->closed) bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x]);
-  else bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x]);
+  FirstDigit<T> digit;
+  if (first_digit != nullptr) {
+    for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) digit_counts[b] = 0;
+    __syncthreads();
+    digit = FirstDigit<T>(digit_counts, lo, hi);
+  }
+  if (state->closed)
+    bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x], digit);
+  else
+    bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x], digit);
+  if (first_digit != nullptr) {
+    __syncthreads();
+    for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x)
+      if (digit_counts[b] != 0) atomicAdd(&first_digit[b], static_cast<unsigned long long>(digit_counts[b]));
+  }
 }
 
 // Launch shape of bracket_pass for an input at `values`: the scalar head before the first

@@ -109,8 +109,11 @@ Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                 const RadixParams&, Workspace&, cudaStream_t);
 
 // Radix select on input known to lie in [lo, hi] (no NaN): digits of key - key(lo) only.
+// first_counted: the kRadixHistogram slot (kDigitBins counters) already holds the first digit's
+// counts of the input (bracket_pass's first_digit), whose pass is then skipped.
 template <class T>
-T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T hi, Workspace&, cudaStream_t);
+T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T hi, Workspace&, cudaStream_t,
+                        bool first_counted = false);
 template <class T>
 Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                        const FloydRivestParams&, Workspace&, cudaStream_t);

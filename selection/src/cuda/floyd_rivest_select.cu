@@ -13,7 +13,8 @@
 //     aggregation costs barriers). Vector loads, 32-bit tallies in registers and one warp
 //     scan per step keep the pass near memory bandwidth.
 //  3. Rank k lands on lo or hi (duplicate-heavy data ends here), or inside: radixSelect on the
-//     few percent of the input in the buffer, on the digits of key − key(lo) only. A miss (rank
+//     few percent of the input in the buffer, on the digits of key − key(lo) only, its first
+//     digit counted by the pass as it placed the values (one read of the buffer fewer). A miss (rank
 //     outside [lo, hi], or more inside values than the buffer holds) falls back to radixSelect
 //     on the whole input: always exact.
 #include <algorithm>
@@ -39,13 +40,16 @@ constexpr int kSampleItems = 16;
 
 // Step 1 (one block): the bracket [lo, hi] around rank k. Positions off the sample's ends become
 // -inf / +inf, which bound every non-NaN value.
+// Also zeroes first_digit, the counters the pass adds the finish's first digit to.
 template <class T>
 __global__ __launch_bounds__(bracketing::kBlockSampleThreads) void pick_bracket(const T* __restrict__ x,
                                                                                 std::size_t n, std::size_t k,
                                                                                 float sigmas,
-                                                                                BracketState<T>* state) {
+                                                                                BracketState<T>* state,
+                                                                                unsigned long long* first_digit) {
   using Key = typename KeyTraits<T>::Key;
   __shared__ bracketing::SampleSelectStorage<Key> storage;
+  for (int b = threadIdx.x; b < bracketing::kDigitBins; b += blockDim.x) first_digit[b] = 0;
   Key keys[kSampleItems];
   bracketing::draw_block_sample<T, kSampleItems>(x, n, keys);
   const BracketState<T> bracket = bracketing::bracket_from_block_sample<T, kSampleItems>(keys, k, n, sigmas, storage);
@@ -65,11 +69,15 @@ Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::si
   auto* h_state = workspace.host_as<BracketState<T>>(kFloydRivestState, 1);
   T* buffer = workspace.device_as<T>(kFloydRivestBuffer, std::max<std::size_t>(capacity, 1));
 
-  pick_bracket<T><<<1, bracketing::kBlockSampleThreads, 0, stream>>>(d_values, n, k, params.sigmas, d_state);
+  // The finishing radix's first digit, counted by the pass (its histogram slot).
+  auto* first_digit = workspace.device_as<unsigned long long>(kRadixHistogram, bracketing::kDigitBins);
+
+  pick_bracket<T><<<1, bracketing::kBlockSampleThreads, 0, stream>>>(d_values, n, k, params.sigmas, d_state,
+                                                                     first_digit);
   CUDA_CHECK_LAUNCH();
 
   bracketing::bracket_pass<T><<<shape.grid, kPassThreads, 0, stream>>>(d_values, shape.head, shape.vectors, n, d_state,
-                                                                       buffer, capacity);
+                                                                       buffer, capacity, first_digit);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaMemcpyAsync(h_state, d_state, sizeof *h_state, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -80,7 +88,8 @@ Checked<T> floyd_rivest_select_checked(const T* d_values, std::size_t n, std::si
     case bracketing::Place::lo: return {s.lo, false};
     case bracketing::Place::hi: return {s.hi, false};
     case bracketing::Place::inside:  // the padded buffer: s.cursor values in [lo, hi]
-      return {radix_select_in_range(buffer, s.cursor, at.rank, s.lo, s.hi, workspace, stream), false};
+      return {radix_select_in_range(buffer, s.cursor, at.rank, s.lo, s.hi, workspace, stream, /*first_counted=*/true),
+              false};
     case bracketing::Place::miss: break;
   }
   return radix_select_checked(d_values, n, k, RadixParams{}, workspace, stream);  // a miss

@@ -223,10 +223,13 @@ __global__ __launch_bounds__(kPassThreads) void radix_one_launch(const T* x, std
 // Radix select on the keys minus `base`, which must fit in `key_bits` bits (the full key width
 // for arbitrary input; fewer for values known to lie in a narrow range: fewer passes, and the
 // first digit spreads the values instead of piling them into a few bins).
+// first_counted: the kRadixHistogram slot already holds the first digit's counts (a bracket
+// pass counted them as it placed the values: bracket_pass.cuh's FirstDigit), so the first pass
+// is skipped; the input then holds no NaN (the caller checked).
 template <class T>
 Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, const RadixParams& params,
                              typename KeyTraits<T>::Key base, int key_bits, Workspace& workspace,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, bool first_counted = false) {
   using Key = typename KeyTraits<T>::Key;
   const int kKeyBits = key_bits;
   const int kPasses = pass_count(kKeyBits);
@@ -242,7 +245,7 @@ Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, co
   }
   *h_state = RadixState<Key>{Key(0), k, 0, 0, 0};
   CUDA_CHECK(cudaMemcpyAsync(d_state, h_state, sizeof *h_state, cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kBins * sizeof *d_hist, stream));
+  if (!first_counted) CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kBins * sizeof *d_hist, stream));
 
   // One grid for every pass: as many blocks per SM as the heaviest pass kernel keeps resident.
   static const int blocks_per_sm = std::min(
@@ -252,9 +255,11 @@ Checked<T> radix_select_keys(const T* d_values, std::size_t n, std::size_t k, co
        resident_blocks_per_sm(radix_pass<T, Key, true, true, false>, kPassThreads, 0, 2048 / kPassThreads),
        resident_blocks_per_sm(radix_pass<T, Key, true, false, false>, kPassThreads, 0, 2048 / kPassThreads)});
   const unsigned grid = streaming_grid(n, kPassThreads, kItemsPerThread, blocks_per_sm);
-  radix_pass<T, T, false, false, true><<<grid, kPassThreads, 0, stream>>>(
-      d_values, n, d_state, 0, digit_shift(kKeyBits, 0), d_hist, nullptr, base);
-  CUDA_CHECK_LAUNCH();
+  if (!first_counted) {
+    radix_pass<T, T, false, false, true><<<grid, kPassThreads, 0, stream>>>(
+        d_values, n, d_state, 0, digit_shift(kKeyBits, 0), d_hist, nullptr, base);
+    CUDA_CHECK_LAUNCH();
+  }
   radix_find<Key><<<1, kFindThreads, 0, stream>>>(d_hist, d_state, digit_width(kKeyBits, 0));
   CUDA_CHECK_LAUNCH();
   for (int pass = 1; pass < kPasses; ++pass) {
@@ -328,19 +333,19 @@ Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
 
 template <class T>
 T radix_select_in_range(const T* d_values, std::size_t n, std::size_t k, T lo, T hi, Workspace& workspace,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, bool first_counted) {
   using Key = typename KeyTraits<T>::Key;
   const Key base = KeyTraits<T>::to_key(lo);
   const Key span = KeyTraits<T>::to_key(hi) - base;
-  int bits = 1;
-  while (bits < KeyTraits<T>::kBits && (span >> bits) != 0) ++bits;
-  return radix_select_keys(d_values, n, k, RadixParams{}, base, bits, workspace, stream).value;
+  // The bits bracketing::first_digit_shift counts the first digit from.
+  const int bits = std::max(1, bracketing::bit_width(span));
+  return radix_select_keys(d_values, n, k, RadixParams{}, base, bits, workspace, stream, first_counted).value;
 }
 
 #define ROBUSTFIT_INSTANTIATE(T)                                                              \
   template Checked<T> radix_select_checked<T>(const T*, std::size_t, std::size_t,             \
                                               const RadixParams&, Workspace&, cudaStream_t);  \
-  template T radix_select_in_range<T>(const T*, std::size_t, std::size_t, T, T, Workspace&, cudaStream_t);
+  template T radix_select_in_range<T>(const T*, std::size_t, std::size_t, T, T, Workspace&, cudaStream_t, bool);
 ROBUSTFIT_INSTANTIATE(float)
 ROBUSTFIT_INSTANTIATE(double)
 #undef ROBUSTFIT_INSTANTIATE
