@@ -258,10 +258,6 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
   p.band_byte_flags = false;
   variants.emplace_back("sampled-multi-bitwords", p);
   p = {};
-  // The band form's compaction reading first steps first (the default: last first, for the L2).
-  p.band_backward_compaction = false;
-  variants.emplace_back("sampled-multi-forward", p);
-  p = {};
   // The edges alone (the band table declines to them on ties), then the edges' own knobs.
   p.band_ranges = 0;
   variants.emplace_back("sampled-multi-edges", p);

@@ -5,7 +5,7 @@
 // (the edges' 1.66), the counting read 0.27 ms (1.1 x the one-pass floor), the compacting read
 // 0.39 (bench/results/selection_sample_draw_h200_2026-12-02, call e).
 //  1. The sample (16384 keys by default: band_sample_size), drawn as the edges' form draws it
-//     (not sorted), by the block of step 2.
+//     (not sorted).
 //  2. One block: the sample's keys per band, 2^bits ranges per band in proportion (band_bits),
 //     each band's first range by a scan; the sample's keys per range. The sample decides: where
 //     the ranges of the wanted ranks are expected to hold more values than the edges' buckets
@@ -13,20 +13,22 @@
 //     where one range holds more than 1/64 of the sample, or beyond kBandMaxRanges ranges, the
 //     edges answer (their equality buckets need no copying).
 //  3. Counting read: every value's range counted in shared memory (a block's counters: 4 bytes a
-//     range), added to global counts; NaNs counted on the way.
+//     range), added to global counts and stored per block; NaNs counted on the way.
 //  4. One block: prefix sums of the counts give each rank its range; those ranges are active,
-//     placed by prefix sums of their counts.
+//     placed by prefix sums of their counts. Then a thread per active range: each block's place
+//     in the range's segment, from the per-block counts.
 //  5. Compacting read: the keys of active ranges (about 1 % of n) staged per warp in shared
-//     memory, then written into their range's segment at a cursor (an atomic per range present
-//     in 32 staged keys).
+//     memory, then written into their range's segment at the block's cursor in shared memory
+//     (an atomic per range present in 32 staged keys).
 //  6. A block per rank: radix digits of key - the range's lowest key within its segment
 //     (segment_select.cuh, as the edges' form).
 //  7. One copy of the status and the answers, the call's one host synchronisation. The sample's
 //     verdict, more candidates than max_candidate_fraction of n: the edges answer instead; more
 //     than the buffer held: a second compaction into a buffer of the right size.
-// Per call: 1 host synchronisation, 2 copies (ranks in; answers and status out), 5 kernels (sample and
-// plan, count, locate, compact, select).
-// Extra memory: the plan (~0.7 MB), the candidate buffer (1.5 n / ranges keys per rank + 2^16).
+// Per call: 1 host synchronisation, 2 copies (ranks in; answers and status out), 7 kernels (draw,
+// plan, count, locate, place, compact, select).
+// Extra memory: the plan (~0.7 MB), the per-block counts (80 KB a block of the reads: 10.8 MB at
+// one block an SM on the H200), the candidate buffer (1.5 n / ranges keys per rank + 2^16).
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
@@ -65,7 +67,6 @@ struct BandPlan {
   unsigned long long before[kBandMaxRanges + 1];         // values in lower ranges
   unsigned long long active_before[kBandMaxRanges + 1];  // values in lower active ranges
   unsigned active[kActiveWords];                          // a bit per range holding a wanted rank
-  unsigned cursors[kBandMaxRanges];                       // the compaction's write positions
 };
 
 struct BandStatus {
@@ -83,42 +84,26 @@ __device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { 
 constexpr std::size_t kPlanSharedBytes = sizeof(unsigned) * (kBandMaxRanges + 1);
 
 // Calls visit(key) for each of the sample's keys, a thread's keys loaded 8 at a time (in flight
-// together, not one load's latency after another's). x not null: the keys are drawn from x first
-// (at seed::sample_index, as multi::draw_sample draws them) and stored in `sample`.
-template <class T, class Visit>
-__device__ void for_each_sample_key(const T* __restrict__ x, std::size_t n, typename KeyTraits<T>::Key* sample,
-                                    int size, Visit visit) {
-  using Key = typename KeyTraits<T>::Key;
+// together, not one load's latency after another's).
+template <class Key, class Visit>
+__device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Visit visit) {
   constexpr int kBatch = 8;
   for (int first = threadIdx.x; first < size; first += kBatch * blockDim.x) {
     Key keys[kBatch];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int i = first + j * blockDim.x;
-      keys[j] = i >= size ? Key{}
-                : x     ? KeyTraits<T>::to_key(x[seed::sample_index(std::uint64_t(i) + 1, n)])
-                        : sample[i];
-    }
+    for (int j = 0; j < kBatch; ++j) keys[j] = first + j * blockDim.x < size ? sample[first + j * blockDim.x] : Key{};
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int i = first + j * blockDim.x;
-      if (i >= size) continue;
-      if (x) sample[i] = keys[j];
-      visit(keys[j]);
-    }
+    for (int j = 0; j < kBatch; ++j)
+      if (first + j * blockDim.x < size) visit(keys[j]);
   }
 }
 
-// The sample is drawn here (step 1 in this kernel: a launch fewer), stored for the second look.
-template <class T>
-__global__ __launch_bounds__(kPlanThreads) void plan_bands(const T* __restrict__ x, std::size_t n,
-                                                           typename KeyTraits<T>::Key* __restrict__ sample,
-                                                           int sample_size, int wanted,
-                                                           const std::size_t* __restrict__ ks, std::size_t count,
-                                                           unsigned long long capacity,
-                                                           BandPlan<typename KeyTraits<T>::Key>* plan,
+template <class Key>
+__global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sample, int sample_size,
+                                                           int wanted, const std::size_t* __restrict__ ks,
+                                                           std::size_t count, std::size_t n,
+                                                           unsigned long long capacity, BandPlan<Key>* plan,
                                                            BandStatus* status) {
-  using Key = typename KeyTraits<T>::Key;
   constexpr int kBands = bands::band_count<Key>();
   constexpr int kPerThread = (kBands + kPlanThreads - 1) / kPlanThreads;
   using Scan = cub::BlockScan<unsigned, kPlanThreads>;
@@ -132,7 +117,7 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const T* __restrict__
   __syncthreads();
   // A warp's keys mostly share a band or two (uniform [0, 1): half in the top band): one atomic
   // per band present, not per key, or same-address atomics serialise the histogram.
-  for_each_sample_key(x, n, sample, sample_size, [&](Key key) {
+  for_each_sample_key(sample, sample_size, [&](Key key) {
     const int band = bands::band_of(key);
     const unsigned peers = __match_any_sync(__activemask(), band);
     if (threadIdx.x % 32 == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&tally[band], __popc(peers));
@@ -165,8 +150,7 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const T* __restrict__
     // The sample's keys per range; the longest run of one range.
     for (unsigned r = threadIdx.x; r < total; r += blockDim.x) tally[r] = 0;
     __syncthreads();
-    for_each_sample_key<T>(nullptr, n, sample, sample_size,
-                           [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
+    for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
     __syncthreads();
     unsigned items[kRangeItems], most = 0;
 #pragma unroll
@@ -214,7 +198,8 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const T* __restrict__
 // Step 3: the counting read. Dynamic shared memory: the table, then a counter per range.
 template <class T>
 __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict__ x, std::size_t n,
-                                                           BandPlan<typename KeyTraits<T>::Key>* plan, BandStatus* status) {
+                                                           BandPlan<typename KeyTraits<T>::Key>* plan, BandStatus* status,
+                                                           unsigned* __restrict__ block_counts) {
   using Key = typename KeyTraits<T>::Key;
   constexpr int kBands = bands::band_count<Key>();
   if (plan->use_edges) return;
@@ -234,6 +219,8 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
   });
   __syncthreads();
   seed::flush_counts(counters, total, plan->counts);
+  unsigned* mine = block_counts + std::size_t(blockIdx.x) * kBandMaxRanges;
+  for (int r = threadIdx.x; r < total; r += blockDim.x) mine[r] = counters[r];
   for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
   if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
 }
@@ -322,30 +309,61 @@ __global__ __launch_bounds__(kPlanThreads) void locate_bands(std::size_t n, cons
       n, total, [plan](int r) { return is_active(plan->active, static_cast<unsigned>(r)) ? plan->counts[r] : 0ull; },
       plan->active_before);
   if (threadIdx.x == 0) status->candidates = candidates;
-  for (int r = threadIdx.x; r < total; r += blockDim.x) plan->cursors[r] = 0;
+}
+
+// Step 4b: each active range's write position for each block of the reads: the range's place
+// among the candidates plus the range's values in the blocks before (block_counts: the counting
+// read's per-block counts, block by block, made into those positions in place), so that the
+// compaction's blocks write at cursors in their shared memory, not at one global cursor a range
+// (1001 ranks of 2^26 floats: the global cursors took the compaction 308 us against the counting
+// read's 79). A thread a range; positions are 32-bit (the buffer holds < 2^32 keys: capacity).
+constexpr int kPlaceThreads = 256;
+template <class Key>
+__global__ __launch_bounds__(kPlaceThreads) void place_bands(const BandPlan<Key>* plan, const BandStatus* status,
+                                                            unsigned* __restrict__ block_counts, unsigned blocks) {
+  if (plan->use_edges || status->candidates == 0 || status->candidates > plan->capacity) return;
+  const unsigned r = blockIdx.x * kPlaceThreads + threadIdx.x;
+  if (r >= plan->total || !is_active(plan->active, r)) return;
+  auto running = static_cast<unsigned>(plan->active_before[r]);
+  constexpr unsigned kBatch = 8;  // loads in flight together
+  for (unsigned first = 0; first < blocks; first += kBatch) {
+    unsigned counts[kBatch];
+#pragma unroll
+    for (unsigned j = 0; j < kBatch; ++j)
+      counts[j] = first + j < blocks ? block_counts[std::size_t(first + j) * kBandMaxRanges + r] : 0u;
+#pragma unroll
+    for (unsigned j = 0; j < kBatch; ++j) {
+      if (first + j < blocks) block_counts[std::size_t(first + j) * kBandMaxRanges + r] = running;
+      running += counts[j];
+    }
+  }
 }
 
 // Step 5: the compacting read. Every value's keep flag first (the table and active-range loads
 // of a thread's values in flight together), then one warp scan a step gives each lane its place
 // in the warp's slice of shared memory, which holds a whole step's values (a full slice is
 // written out before a step that might not fit, so no step overflows); a full slice, and the
-// last, are written out with an atomic per range present in each 32 staged keys, a flush's
-// atomics in flight together. H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's
+// last, are written out with a shared-memory atomic on the block's cursor (place_bands) per
+// range present in each 32 staged keys, a flush's atomics in flight together. H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's
 // 0.27 (0.43 with the active bit words instead of byte flags, same run). Measured and not kept:
 // a ballot and a cursor atomic per value, waited on in turn (0.51 ms, with bit words); two
 // vectors a step with 32 registers, two blocks an SM (0.49); a 256-key slice (0.43, but
 // a step that overflowed it needed a path no test reaches; a slice that a step fills and goes on
 // from: 0.47, doubles 10 % slower than this). Skipped when every rank was answered, or when the
 // candidates do not fit this call's buffer (the host sees the count and retries). Dynamic shared
-// memory: the slices, 64 KB a block.
+// memory: the slices, 64 KB a block, then the cursors, 4 bytes a range.
 template <class T>
 constexpr int kStageRounds = kVisitItems<T>;  // a warp step's values, in rounds of 32
 template <class T>
 constexpr int kStageKeys = 32 * kStageRounds<T>;
 
 template <class T>
-constexpr std::size_t compact_shared_bytes() {
+constexpr std::size_t compact_stage_bytes() {
   return sizeof(T) * kStageKeys<T> * (kPassThreads / 32);
+}
+template <class T>
+constexpr std::size_t compact_shared_bytes() {
+  return compact_stage_bytes<T>() + sizeof(unsigned) * kBandMaxRanges;
 }
 
 // Writes a warp's `fill` staged keys (warp-uniform) to their ranges' segments: first every
@@ -353,8 +371,7 @@ constexpr std::size_t compact_shared_bytes() {
 // read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its registers.
 template <class T>
 __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice, int fill, const unsigned* entries,
-                                         BandPlan<typename KeyTraits<T>::Key>* plan,
-                                         typename KeyTraits<T>::Key* __restrict__ candidates) {
+                                         unsigned* cursors, typename KeyTraits<T>::Key* __restrict__ candidates) {
   using Key = typename KeyTraits<T>::Key;
   const unsigned lane = threadIdx.x % 32;
   unsigned peers[kStageRounds<T>], base[kStageRounds<T>];
@@ -366,7 +383,7 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
     const unsigned r = bands::range_of(slice[i], entries);
     peers[j] = __match_any_sync(lanes, r);
     base[j] = 0;
-    if (lane == static_cast<unsigned>(__ffs(peers[j]) - 1)) base[j] = atomicAdd(&plan->cursors[r], __popc(peers[j]));
+    if (lane == static_cast<unsigned>(__ffs(peers[j]) - 1)) base[j] = atomicAdd(&cursors[r], __popc(peers[j]));
   }
 #pragma unroll
   for (int j = 0; j < kStageRounds<T>; ++j) {
@@ -376,18 +393,20 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
     const unsigned r = bands::range_of(key, entries);
     const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));
     const unsigned first = __shfl_sync(lanes, base[j], __ffs(peers[j]) - 1);
-    candidates[plan->active_before[r] + first + __popc(peers[j] & ((1u << lane) - 1))] = key;
+    candidates[first + __popc(peers[j] & ((1u << lane) - 1))] = key;
   }
 }
 
 // kByteFlags: a value's keep bit from a byte a range (one shared load, added in with one
 // multiply-add), else from the active bit words (a load, then a shift and a mask by the range).
-// kBackward: the read's steps last first (visit_vectors), partly from the L2 the counting read
-// left behind.
-template <class T, bool kByteFlags, bool kBackward>
+// Measured and not kept (H200, bench/results/selection_finish_h200_2026-12-02, call a): the
+// steps read last first, for the counting read's tail in the L2: 34.8 against 35.9 us at 2^24
+// floats, 103.3 against 103.1 at 2^26 (no L2 reuse to speak of).
+template <class T, bool kByteFlags>
 __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restrict__ x, std::size_t n,
                                                              BandPlan<typename KeyTraits<T>::Key>* plan,
                                                              const BandStatus* status,
+                                                             const unsigned* __restrict__ block_positions,
                                                              typename KeyTraits<T>::Key* __restrict__ candidates) {
   using Key = typename KeyTraits<T>::Key;
   constexpr int kBands = bands::band_count<Key>();
@@ -397,17 +416,21 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   __shared__ unsigned char flags[kByteFlags ? kBandMaxRanges : 1];
   extern __shared__ __align__(16) unsigned char stage_bytes[];
   Key* slice = reinterpret_cast<Key*>(stage_bytes) + threadIdx.x / 32 * kStageKeys<T>;
+  auto* cursors = reinterpret_cast<unsigned*>(stage_bytes + compact_stage_bytes<T>());
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) active[w] = plan->active[w];
   __syncthreads();
-  if constexpr (kByteFlags) {
-    const unsigned total = plan->total;
-    for (unsigned r = threadIdx.x; r < total; r += blockDim.x) flags[r] = is_active(active, r) ? 1 : 0;
-    __syncthreads();
+  const unsigned total_ranges = plan->total;
+  const unsigned* positions = block_positions + std::size_t(blockIdx.x) * kBandMaxRanges;
+  for (unsigned r = threadIdx.x; r < total_ranges; r += blockDim.x) {
+    const bool on = is_active(active, r);
+    if constexpr (kByteFlags) flags[r] = on ? 1 : 0;
+    if (on) cursors[r] = positions[r];
   }
+  __syncthreads();
   const unsigned lane = threadIdx.x % 32;
   unsigned fill = 0;  // keys in this warp's slice
-  visit_vectors<kBackward>(x, n, [&](const T* values, unsigned valid) {
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;  // bit u: values[u] is kept
     for_each_valid<kVisitItems<T>>(valid, [&](int u) {
       const unsigned r = bands::range_of(KeyTraits<T>::to_key(values[u]), entries);
@@ -426,7 +449,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
     if (total == 0) return;  // warp-uniform
     if (fill + total > kStageKeys<T>) {  // then fill != 0: total <= kStageKeys
       __syncwarp();
-      flush_stage<T>(slice, static_cast<int>(fill), entries, plan, candidates);
+      flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
       __syncwarp();
       fill = 0;
     }
@@ -437,7 +460,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
     fill += total;
   });
   __syncwarp();
-  if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), entries, plan, candidates);
+  if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
 }
 
 // Step 6 (a block per rank): the rank within its range's segment.
@@ -479,7 +502,7 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
 
   multi::CallBuffers<T> call(workspace, sample_size, ks, count, stream);
   auto* plan = workspace.device_as<BandPlan<Key>>(kBandMultiPlan, 1);
-  // The answers, then the status, in one buffer: one copy back (two copies cost ~3 us more).
+  // The answers, then the status, in one buffer: one copy back (H200: answers out 14.3 -> 12.9 us).
   const std::size_t answer_bytes = (count * sizeof(T) + alignof(BandStatus) - 1) / alignof(BandStatus) * alignof(BandStatus);
   const std::size_t back_bytes = answer_bytes + sizeof(BandStatus);
   auto* d_back = workspace.device_as<unsigned char>(kBandMultiStatus, back_bytes);
@@ -489,28 +512,36 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   const T* h_out = reinterpret_cast<const T*>(h_back);
   const auto* h_status = reinterpret_cast<const BandStatus*>(h_back + answer_bytes);
   const double max_candidates = params.max_candidate_fraction * static_cast<double>(n);
-  unsigned long long capacity = multi::initial_capacity(params.initial_capacity, count, n, wanted, max_candidates);
+  // Write positions are 32-bit (place_bands): more candidates than that go to the edges.
+  constexpr unsigned long long kMostPlaced = 0xffffffffull;
+  unsigned long long capacity =
+      std::min(kMostPlaced, multi::initial_capacity(params.initial_capacity, count, n, wanted, max_candidates));
   Key* candidates = workspace.device_as<Key>(kSampledMultiCandidates, std::max<unsigned long long>(capacity, 1));
   timer.mark("ranks in");
 
-  detail::allow_dynamic_shared_memory(plan_bands<T>, kPlanSharedBytes);
-  plan_bands<T><<<1, kPlanThreads, kPlanSharedBytes, stream>>>(d_values, n, call.sample, sample_size, wanted,
-                                                               call.d_ranks, count, capacity, plan, d_status);
+  // Drawn by many blocks: one block's gathers from DRAM waited on its few outstanding loads
+  // (H200, call a of bench/results/selection_finish_h200_2026-12-02: draw and plan in one block
+  // 33.8 us against 6.1 + 19.5 apart).
+  multi::draw_sample<T><<<(sample_size + 255) / 256, 256, 0, stream>>>(d_values, n, sample_size, call.sample);
   CUDA_CHECK_LAUNCH();
-  timer.mark("sample and plan");
+  timer.mark("sample");
+  detail::allow_dynamic_shared_memory(plan_bands<Key>, kPlanSharedBytes);
+  plan_bands<Key><<<1, kPlanThreads, kPlanSharedBytes, stream>>>(call.sample, sample_size, wanted, call.d_ranks,
+                                                                 count, n, capacity, plan, d_status);
+  CUDA_CHECK_LAUNCH();
+  timer.mark("plan");
 
   // The counting read's shared memory is sized for the most ranges (the host does not know the
   // table's): two blocks of 1024 threads fit an SM; band_blocks_per_sm runs one by default.
   const std::size_t count_bytes = sizeof(unsigned) * (kBands + kBandMaxRanges);
   detail::allow_dynamic_shared_memory(count_bands<T>, count_bytes);  // per device: every call
-  const auto compact = params.band_byte_flags
-                           ? (params.band_backward_compaction ? compact_bands<T, true, true> : compact_bands<T, true, false>)
-                           : (params.band_backward_compaction ? compact_bands<T, false, true> : compact_bands<T, false, false>);
+  const auto compact = params.band_byte_flags ? compact_bands<T, true> : compact_bands<T, false>;
   detail::allow_dynamic_shared_memory(compact, compact_shared_bytes<T>());
   static const int resident = resident_blocks_per_sm(count_bands<T>, kPassThreads, count_bytes, 2);
   const int blocks_per_sm = std::clamp(params.band_blocks_per_sm > 0 ? params.band_blocks_per_sm : 1, 1, resident);
   const unsigned grid = streaming_grid(n, kPassThreads, kVisitItems<T>, blocks_per_sm);
-  count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status);
+  auto* block_counts = workspace.device_as<unsigned>(kSampledMultiBlockCounts, std::size_t{grid} * kBandMaxRanges);
+  count_bands<T><<<grid, kPassThreads, count_bytes, stream>>>(d_values, n, plan, d_status, block_counts);
   CUDA_CHECK_LAUNCH();
   timer.mark("count");
   locate_bands<T><<<1, kPlanThreads, 0, stream>>>(n, call.d_ranks, count, plan, d_status, call.positions);
@@ -519,7 +550,11 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
 
   const unsigned select_grid = static_cast<unsigned>(std::min<std::size_t>(count, 65535));
   auto finish = [&] {
-    compact<<<grid, kPassThreads, compact_shared_bytes<T>(), stream>>>(d_values, n, plan, d_status, candidates);
+    place_bands<Key><<<kBandMaxRanges / kPlaceThreads, kPlaceThreads, 0, stream>>>(plan, d_status, block_counts, grid);
+    CUDA_CHECK_LAUNCH();
+    timer.mark("place");
+    compact<<<grid, kPassThreads, compact_shared_bytes<T>(), stream>>>(d_values, n, plan, d_status, block_counts,
+                                                                       candidates);
     CUDA_CHECK_LAUNCH();
     timer.mark("compact");
     select_in_bands<T><<<select_grid, segments::kSelectThreads, 0, stream>>>(candidates, call.d_ranks, count, plan,
@@ -539,6 +574,10 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   if (status.nans != 0) {
     timer.report();
     return BandOutcome::nan;
+  }
+  if (status.candidates > kMostPlaced) {
+    timer.report();
+    return BandOutcome::use_edges;
   }
   if (status.candidates > capacity) {  // a second compaction into a buffer of the right size
     capacity = status.candidates;

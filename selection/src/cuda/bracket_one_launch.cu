@@ -6,8 +6,8 @@
 //     grid-wide wait before the read (after the first block's reads the sample comes from L2).
 //  2. The streaming pass (bracket_pass.cuh) into the buffer; grid.sync().
 //  3. Every block reads the pass's counts and locates rank k (on lo or hi, outside the bracket,
-//     NaN: done). Inside: radix digits of key - key(lo) over the buffer (the first counted by
-//     the pass as it placed the values), each block counting its share into the digit's counters; grid.sync(); every block chooses the digit from the same
+//     NaN: done). Inside: radix digits of key - key(lo) over the buffer, each block counting its
+//     share into the digit's counters; grid.sync(); every block chooses the digit from the same
 //     counters. After the first digit, where two digits or more would remain and at most 4096
 //     values share the prefix, every block appends those values to a small array instead,
 //     grid.sync(), and block 0 selects the rank among them (one grid-wide round, not 4-5).
@@ -165,9 +165,7 @@ __global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* _
   __shared__ Key chosen_prefix;
   __shared__ unsigned long long chosen_rank;
   __shared__ int chosen_bin;
-  __shared__ unsigned first_digit_counts[kDigitBins];  // the pass's count of the finish's first digit
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) first_digit_counts[b] = 0;
 
   // 1. The sample and the bracket, in every block alike (block_sample_select.cuh).
   Key keys[kSampleItems];
@@ -177,16 +175,12 @@ __global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* _
   __syncthreads();  // the selection's storage is dead: its bytes become the pass's rows
   const T lo = bracket.lo, hi = bracket.hi;
 
-  // 2. The read, counting the finish's first digit of what it places (hist[0]).
+  // 2. The read.
   T* row = reinterpret_cast<T*>(shared) + std::size_t(threadIdx.x) * bracketing::kStagedRow<T>;
-  const bracketing::FirstDigit<T> first_digit(first_digit_counts, lo, hi);
   if (bracket.closed)
-    bracketing::bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, &counters->counts, buffer, capacity, row,
-                                           first_digit);
+    bracketing::bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, &counters->counts, buffer, capacity, row);
   else
-    bracketing::bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, &counters->counts, buffer, capacity, row,
-                                            first_digit);
-  seed::flush_counts(first_digit_counts, kDigitBins, counters->hist[0]);
+    bracketing::bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, &counters->counts, buffer, capacity, row);
   grid.sync();
 
   // 3. Where rank k lies; the digits inside.
@@ -213,14 +207,12 @@ __global__ __launch_bounds__(kPassThreads, 2) void bracket_one_launch(const T* _
       return;
     }
     const bracketing::Digit digit = bracketing::next_digit(remaining);
-    if (d > 0) {  // the pass counted the first
-      for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) finish.counts[b] = 0;
-      __syncthreads();
-      bracketing::count_digit(buffer, size, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x, stride, base, prefix,
-                              remaining, digit, finish.counts);
-      seed::flush_counts(finish.counts, kDigitBins, counters->hist[d]);
-      grid.sync();
-    }
+    for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x) finish.counts[b] = 0;
+    __syncthreads();
+    bracketing::count_digit(buffer, size, std::size_t(blockIdx.x) * blockDim.x + threadIdx.x, stride, base, prefix,
+                            remaining, digit, finish.counts);
+    seed::flush_counts(finish.counts, kDigitBins, counters->hist[d]);
+    grid.sync();
     bracketing::find_digit_bin<kPassThreads>(counters->hist[d], rank, false, finish.scan,
                                              [&](int bin, unsigned long long within) {
                                                chosen_prefix = Key(prefix << digit.width) | Key(bin);

@@ -73,10 +73,6 @@ struct SampledMultiParams {
   // by the active ranges' bit words (a shift and a mask more a value; bench rows
   // sampled-multi-bitwords).
   bool band_byte_flags = true;
-  // The band form's compacting read visits its steps last first: the counting read just streamed
-  // the array forward, so its last steps may still be in the L2 (bench rows
-  // sampled-multi-forward: false, the steps first first).
-  bool band_backward_compaction = true;
   // Not null: the call records CUDA events between its phases and, after its last
   // synchronisation, stores each phase's name and milliseconds here (bench and debugging only;
   // the events cost a little).

@@ -23,10 +23,8 @@ template <class T> constexpr int kVisitItems = kVisitVectors * Vector16<T>::size
 // middle of x in block-uniform grid-strided steps, then, in block 0, one step for the unaligned
 // head and the tail (fewer than one vector each, so at most one value per lane of the first
 // warp). A block visits the same values on every launch of the same grid, which lets a second
-// pass place values by the first pass's per-block counts. kBackward: the same steps, last first,
-// for a second read of an array that a forward read just streamed through: its last steps may
-// still be in the L2 (an array near the L2's size is then partly read from the L2, not DRAM).
-template <bool kBackward = false, class T, class Visit>
+// pass place values by the first pass's per-block counts.
+template <class T, class Visit>
 __device__ void visit_vectors(const T* __restrict__ x, std::size_t n, Visit&& visit) {
   using V = Vector16<T>;
   const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(x) % 16;
@@ -35,7 +33,7 @@ __device__ void visit_vectors(const T* __restrict__ x, std::size_t n, Visit&& vi
   const auto* body = reinterpret_cast<const typename V::type*>(x + head);
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   T values[kVisitItems<T>];
-  auto step = [&](std::size_t base) {
+  for (std::size_t base = std::size_t{blockIdx.x} * blockDim.x; base < vectors; base += stride * kVisitVectors) {
     typename V::type loaded[kVisitVectors];
     unsigned valid = 0;
 #pragma unroll
@@ -52,13 +50,6 @@ __device__ void visit_vectors(const T* __restrict__ x, std::size_t n, Visit&& vi
 #pragma unroll
       for (int e = 0; e < V::size; ++e) values[u * V::size + e] = element(loaded[u], e);
     visit(values, valid);
-  };
-  const std::size_t first = std::size_t{blockIdx.x} * blockDim.x, advance = stride * kVisitVectors;
-  if constexpr (kBackward) {
-    if (first < vectors)
-      for (std::size_t steps = (vectors - first - 1) / advance + 1; steps-- > 0;) step(first + steps * advance);
-  } else {
-    for (std::size_t base = first; base < vectors; base += advance) step(base);
   }
   if (blockIdx.x == 0) {
     const std::size_t tail = head + vectors * V::size;

@@ -86,7 +86,7 @@ enum Slot : std::size_t {
   kSampledMultiCandidates,  // the values of the buckets that hold a wanted rank
   kSampledMultiCandidatesSorted,
   kSampledMultiOut,         // device + host: the answers
-  kSampledMultiBlockCounts,   // the counting read's per-block bucket counts (segmented finish)
+  kSampledMultiBlockCounts,   // the counting read's per-block bucket (or band range) counts
   kSampledMultiBlockOffsets,  // per block and active bucket: where the block's keys of the bucket go
   kSampledMultiDigitCounts,   // per rank: its segment's first-digit counts, summed over the blocks of a split
   kBandMultiPlan,             // the band table, range counts, prefix sums, active ranges and cursors
