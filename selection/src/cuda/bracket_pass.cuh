@@ -14,6 +14,7 @@
 #include "bracket_bookkeeping.hpp"
 #include "key_traits.cuh"
 #include "launch_shape.cuh"
+#include "seed_common.cuh"
 #include "vector16.cuh"
 #include "warp_scan.cuh"
 
@@ -47,8 +48,8 @@ __device__ __forceinline__ void add_warp_total(unsigned value, unsigned long lon
 
 // The finishing radix's first digit of the buffer's values (kept ones and padding), counted where
 // they are placed (the finish then starts at its second digit: one read of the buffer fewer).
-// The digit is that of radix_select_in_range / bracket_one_launch over key - key(lo): the top
-// kDigitBits of the span's bit width. counts: kDigitBins shared counters, or null: not counted.
+// The digit is radix_select_in_range's over key - key(lo): the top kDigitBits of the span's bit
+// width (Floyd-Rivest's pass counts it; the one-launch bracket, measured, is faster without). counts: kDigitBins shared counters, or null: not counted.
 template <class T>
 struct FirstDigit {
   using Key = typename KeyTraits<T>::Key;
@@ -275,11 +276,7 @@ __global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict
     bracket_pass_body<T, true>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x], digit);
   else
     bracket_pass_body<T, false>(x, head, vectors, n, lo, hi, state, buffer, capacity, staged[threadIdx.x], digit);
-  if (first_digit != nullptr) {
-    __syncthreads();
-    for (int b = threadIdx.x; b < kDigitBins; b += blockDim.x)
-      if (digit_counts[b] != 0) atomicAdd(&first_digit[b], static_cast<unsigned long long>(digit_counts[b]));
-  }
+  if (first_digit != nullptr) seed::flush_counts(digit_counts, kDigitBins, first_digit);
 }
 
 // Launch shape of bracket_pass for an input at `values`: the scalar head before the first

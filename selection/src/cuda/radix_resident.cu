@@ -173,11 +173,8 @@ __global__ __launch_bounds__(kThreads, 1) void radix_resident(const T* __restric
         const bool mine = i < size && bracketing::shift_right(keys[i], remaining) == prefix;
         const unsigned ballot = __ballot_sync(0xffffffffu, mine);
         if (ballot == 0) continue;  // warp-uniform
-        const unsigned lane = threadIdx.x % 32;
-        unsigned long long at = 0;
-        if (lane == static_cast<unsigned>(__ffs(ballot) - 1)) at = atomicAdd(cursor, static_cast<unsigned long long>(__popc(ballot)));
-        at = __shfl_sync(0xffffffffu, at, __ffs(ballot) - 1);
-        if (mine) __stcg(&candidates[at + __popc(ballot & ((1u << lane) - 1))], keys[i]);
+        const unsigned long long at = seed::warp_append(0xffffffffu, ballot, cursor);
+        if (mine) __stcg(&candidates[at], keys[i]);
       }
       grid.sync();  // every candidate written
       if (blockIdx.x != 0) return;
