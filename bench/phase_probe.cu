@@ -13,10 +13,9 @@
 //              taken: appended, after grid.sync, block 0 done
 //   bracket    0 start, 1 sample drawn, 2 bracket selected, 3 pass done, 4 after grid.sync;
 //              per digit: counted and flushed, after grid.sync, bin found; the one-block finish:
-//              appended, after grid.sync, block 0 done. bracket-digit-after: the first digit
-//              counted from the buffer after the pass (BracketParams::first_digit_in_pass false)
+//              appended, after grid.sync, block 0 done
 //
-//   bench_phase_probe [--runs 50] [--kernels resident,bracket,bracket-digit-after] [--sizes 16,20,24]
+//   bench_phase_probe [--runs 50] [--kernels resident,bracket] [--sizes 16,20,24]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -145,11 +144,9 @@ void run_type(const std::vector<std::string>& kernels, const std::vector<int>& s
             const auto got = detail::radix_select_resident<T>(d, n, n / 2, 0, workspace, nullptr);
             ok = ok && got && got->value == expected;
           };
-        } else if (kernel == "bracket" || kernel == "bracket-digit-after") {
-          detail::BracketParams params;
-          params.first_digit_in_pass = kernel == "bracket";
-          call = [&, params] {
-            const auto got = detail::bracket_select_one_launch<T>(d, n, n / 2, params,
+        } else if (kernel == "bracket") {
+          call = [&] {
+            const auto got = detail::bracket_select_one_launch<T>(d, n, n / 2, detail::BracketParams{},
                                                                  detail::kBracketSmallBlockSample, workspace, nullptr);
             ok = ok && got && got->value == expected;
           };
@@ -182,7 +179,7 @@ int main(int argc, char** argv) {
       sizes.clear();
       for (const std::string& s : robustfit::bench::split(argv[i + 1])) sizes.push_back(std::atoi(s.c_str()));
     } else {
-      std::fprintf(stderr, "usage: bench_phase_probe [--runs N] [--kernels resident,bracket,bracket-digit-after] [--sizes 16,20,24] "
+      std::fprintf(stderr, "usage: bench_phase_probe [--runs N] [--kernels resident,bracket] [--sizes 16,20,24] "
                            "[--types float,double]\n");
       return 2;
     }

@@ -21,7 +21,6 @@
 #include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cuda/select.hpp"
 #include "selection/src/cuda/checked_select.cuh"
-#include "selection/src/cuda/workspace_slots.cuh"
 
 namespace {
 
@@ -44,11 +43,6 @@ detail::BracketParams params(int sample_size, float sigmas, double capacity_frac
   return p;
 }
 
-detail::BracketParams digit_after(detail::BracketParams p) {
-  p.first_digit_in_pass = false;
-  return p;
-}
-
 struct Case {
   const char* name;
   detail::BracketParams params;
@@ -64,9 +58,6 @@ const Case kCases[] = {
     {"block sample 2048, separate kernels", params(0, 3.0f, 0.125, ~std::size_t{0}, false)},
     {"block sample 2048, one launch, digits to the end", params(0, 3.0f, 0.125, ~std::size_t{0}, true, 0)},
     {"block sample 8192, one launch, digits to the end", params(8192, 3.0f, 0.125, ~std::size_t{0}, true, 0)},
-    {"block sample 2048, one launch, first digit after the pass", digit_after(params(0, 3.0f, 0.125, ~std::size_t{0}))},
-    {"one launch, digits to the end, first digit after the pass",
-     digit_after(params(0, 3.0f, 0.125, ~std::size_t{0}, true, 0))},
     {"no margin, separate kernels", params(-1, 0.0f, 0.125, ~std::size_t{0}, false)},
     {"tiny buffer, separate kernels", params(-1, 4.0f, 0.0, 1, false)},
     {"cub sample 2^16", params(1 << 16, 3.0f, 0.125, ~std::size_t{0})},
@@ -243,57 +234,6 @@ TEST(GpuBracket, RejectsNaNFloat) {
 TEST(GpuBracket, RejectsNaNDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   rejects_nan<double>();
-}
-
-// The one-launch form's counters are zero when a launch starts and the launch leaves them so (no
-// memset before it): after answers inside the bracket (one-block finish, digits to the end, the
-// first digit counted in or after the pass), on its ties, on a miss and on a NaN, for floats and
-// doubles in one workspace, the slot reads back zero.
-template <class T>
-void one_launch_calls_leave_counters_zero(Workspace& workspace) {
-  const std::size_t n = (std::size_t{1} << 20) + 3;
-  const detail::BracketParams kinds[] = {params(0, 3.0f, 0.125, ~std::size_t{0}),
-                                         params(0, 3.0f, 0.125, ~std::size_t{0}, true, 0),
-                                         digit_after(params(0, 3.0f, 0.125, ~std::size_t{0})),
-                                         params(0, 0.0f, 0.125, ~std::size_t{0})};  // no margin: misses
-  for (const Distribution d : {Distribution::uniform, Distribution::two_values_95, Distribution::normal}) {
-    for (const bool with_nan : {false, true}) {
-      auto values = robustfit::data::make_distribution<T>(d, n, n + with_nan, 16);
-      if (with_nan) values[n / 5] = std::numeric_limits<T>::quiet_NaN();
-      const DeviceVector<T> device(values);
-      for (const detail::BracketParams& p : kinds) {
-        for (const std::size_t k : {std::size_t{2}, n / 2, n - 3}) {
-          const std::string what = std::string(robustfit::data::to_string(d)) + " nan=" + std::to_string(with_nan) +
-                                   " sigmas=" + std::to_string(p.sigmas) + " finish=" +
-                                   std::to_string(p.one_block_finish) + " k=" + std::to_string(k);
-          const auto got = detail::bracket_select_one_launch<T>(device.get(), n, k, p,
-                                                                 detail::kBracketSmallBlockSample, workspace, nullptr);
-          ASSERT_TRUE(got.has_value()) << what;
-          ASSERT_EQ(got->has_nan, with_nan) << what;
-          if (!with_nan) {
-            ASSERT_EQ(got->value, nth_element_reference(values.data(), n, k)) << what;
-          }
-          const std::size_t bytes = detail::bracket_one_launch_counter_bytes<T>();
-          const void* slot = workspace.device(detail::kBracketOneLaunchCounters, bytes);
-          std::vector<unsigned char> host(bytes, 1);
-          ASSERT_EQ(cudaMemcpy(host.data(), slot, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-          ASSERT_EQ(std::count(host.begin(), host.end(), 0), static_cast<std::ptrdiff_t>(bytes)) << what;
-        }
-      }
-    }
-  }
-}
-
-TEST(GpuBracket, OneLaunchLeavesItsCountersZero) {
-  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  int ordinal = 0, cooperative = 0;
-  ASSERT_EQ(cudaGetDevice(&ordinal), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ordinal), cudaSuccess);
-  if (!cooperative) GTEST_SKIP() << "no cooperative launch on this device";
-  Workspace workspace;  // floats, doubles (a larger slot), floats again
-  one_launch_calls_leave_counters_zero<float>(workspace);
-  one_launch_calls_leave_counters_zero<double>(workspace);
-  one_launch_calls_leave_counters_zero<float>(workspace);
 }
 
 }  // namespace

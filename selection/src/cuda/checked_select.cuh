@@ -64,9 +64,6 @@ struct BracketParams {
   // One launch: after the first finishing digit, at most this many values sharing the prefix are
   // finished by one block (capped at the kernel's 4096); 0: a digit at a time to the end (tests).
   std::size_t one_block_finish = 4096;
-  // One launch: the pass counts the first finishing digit of the values it keeps (false: the
-  // blocks count it from the buffer after the pass, a grid-wide wait later; tests run both).
-  bool first_digit_in_pass = true;
 };
 
 // The default sample, by n: below 2^25 values a call is bound by its fixed costs and the
@@ -87,10 +84,6 @@ template <class T>
 std::optional<Checked<T>> bracket_select_one_launch(const T* d_values, std::size_t n, std::size_t k,
                                                     const BracketParams& params, int sample_size,
                                                     Workspace& workspace, cudaStream_t stream);
-// The bytes of the one-launch form's counters (slot kBracketOneLaunchCounters), which are zero
-// before and after each of its launches.
-template <class T>
-std::size_t bracket_one_launch_counter_bytes();
 
 template <class T>
 Checked<T> sort_select_checked(const T* d_values, std::size_t n, std::size_t k, Workspace&,
@@ -111,10 +104,6 @@ Checked<T> cutting_plane_select_checked(const T* d_values, std::size_t n, std::s
 template <class T>
 std::optional<Checked<T>> radix_select_resident(const T* d_values, std::size_t n, std::size_t k, int max_blocks,
                                                 Workspace& workspace, cudaStream_t stream);
-// The bytes of the resident form's counters (slot kRadixResidentCounters), which are zero before
-// and after each of its launches.
-template <class T>
-std::size_t radix_resident_counter_bytes();
 template <class T>
 Checked<T> radix_select_checked(const T* d_values, std::size_t n, std::size_t k,
                                 const RadixParams&, Workspace&, cudaStream_t);

@@ -3,7 +3,6 @@
 #include "robustfit/selection/cuda/errors.hpp"
 #include "robustfit/selection/cuda/workspace.hpp"
 #include "cuda_check.cuh"
-#include "workspace_slots.cuh"
 
 #include <cuda_runtime.h>
 
@@ -13,7 +12,8 @@
 namespace robustfit::selection::cuda {
 namespace {
 
-using detail::kZeroedControlBytes;  // small slots are zeroed on allocation (see Workspace::device)
+// Device slots at most this large are treated as control blocks (see Workspace::device).
+constexpr std::size_t kZeroedControlBytes = 64 * 1024;
 
 [[noreturn]] void throw_out_of_memory(const char* what, std::size_t bytes, cudaError_t status) {
   cudaGetLastError();  // an allocation error is not sticky: clear it so later checks pass

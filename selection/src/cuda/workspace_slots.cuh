@@ -8,10 +8,6 @@
 
 namespace robustfit::selection::cuda::detail {
 
-// Device slots of at most this many bytes are zeroed when the workspace allocates them
-// (workspace.cu): control blocks copied back whole, and counters that kernels leave zero.
-constexpr std::size_t kZeroedControlBytes = 64 * 1024;
-
 enum Slot : std::size_t {
   // Input summary (min, max, NaN) of the dispatch layer.
   kSummaryRange,    // device + host: the reduction's result
@@ -41,7 +37,6 @@ enum Slot : std::size_t {
   kRadixHistogram,  // digit counters
   kRadixKeysA,      // two vectors of n keys for the compacting variant
   kRadixKeysB,
-  kRadixResidentCounters,  // radix_resident.cu's counters: zero between calls (see there)
 
   // SampleSelect.
   kSampleControl,   // device: splitters, state and bucket counts; host: the state
@@ -104,8 +99,6 @@ enum Slot : std::size_t {
   kBracketSample,        // a large sample's keys, drawn
   kBracketSampleSorted,  // and sorted
   kBracketSortTemp,      // CUB radix-sort scratch of the sample
-  kBracketOneLaunchCounters,  // bracket_one_launch.cu's counters: zero between calls (see there)
-  kBracketDigitRows,          // bracket_one_launch.cu: each block's first-digit counts
 };
 
 // The one deliberate alias must not shift the names after it onto another slot.
