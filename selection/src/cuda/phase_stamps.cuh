@@ -10,8 +10,10 @@
 namespace robustfit::selection::cuda::detail {
 
 constexpr int kPhaseStampsPerBlock = 32;
+constexpr int kPhaseStampBlocks = 1024;  // blocks past these write nothing (the array's size)
 
-// Host side: where the next launches write their stamps (null: nowhere).
+// Host side: where the next launches write their stamps (null: nowhere): an array of
+// kPhaseStampBlocks * kPhaseStampsPerBlock values.
 inline std::uint64_t*& phase_stamps() {
   static std::uint64_t* stamps = nullptr;
   return stamps;
@@ -20,7 +22,7 @@ inline std::uint64_t*& phase_stamps() {
 #ifdef __CUDACC__
 // Block-uniform: thread 0 writes stamp `phase` of its block.
 __device__ __forceinline__ void stamp_phase(std::uint64_t* stamps, int phase) {
-  if (stamps == nullptr || threadIdx.x != 0 || phase >= kPhaseStampsPerBlock) return;
+  if (stamps == nullptr || threadIdx.x != 0 || phase >= kPhaseStampsPerBlock || blockIdx.x >= kPhaseStampBlocks) return;
   std::uint64_t now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   stamps[std::size_t(blockIdx.x) * kPhaseStampsPerBlock + phase] = now;
