@@ -14,8 +14,14 @@
 //   bracket    0 start, 1 sample drawn, 2 bracket selected, 3 pass done, 4 after grid.sync;
 //              per digit: counted and flushed, after grid.sync, bin found; the one-block finish:
 //              appended, after grid.sync, block 0 done
+//   band       (101 percentiles, band_one_launch.cu) 0 start, 1 sample share and zeroing, 2 after
+//              grid.sync; the plan (band_passes.cuh): 3 the sample's bands counted, 4 the table,
+//              5 the sample's ranges counted, 6 their prefix sums, 7 the verdict; 8 counting
+//              read, 9 flushed, 10 after grid.sync, 11 prefix sums and the ranks' ranges, 12 the
+//              active ranges' positions placed, 13 the block's cursors (after a grid.sync), 14
+//              compacting read, 15 after grid.sync, 16 the block's ranks selected
 //
-//   bench_phase_probe [--runs 50] [--kernels resident,bracket] [--sizes 16,20,24]
+//   bench_phase_probe [--runs 50] [--kernels resident,bracket,band] [--sizes 16,20,24]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +33,7 @@
 
 #include "../selection/src/cuda/checked_select.cuh"
 #include "../selection/src/cuda/phase_stamps.cuh"
+#include "../selection/src/cuda/sampled_multi_select.cuh"
 #include "list_options.hpp"
 #include "robustfit/selection/cuda/workspace.hpp"
 
@@ -133,8 +140,11 @@ void run_type(const std::vector<std::string>& kernels, const std::vector<int>& s
       check(cudaMalloc(&d, n * sizeof(T)), "malloc input");
       check(cudaMemcpy(d, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "copy input");
       std::vector<T> sorted = host;
-      std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+      std::sort(sorted.begin(), sorted.end());
       const T expected = sorted[n / 2];
+      std::vector<std::size_t> percentiles(101);
+      for (std::size_t i = 0; i < percentiles.size(); ++i) percentiles[i] = i * (n - 1) / 100;
+      std::vector<T> answers(percentiles.size());
       for (const std::string& kernel : kernels) {
         const std::string label = kernel + "," + type + "," + std::to_string(log_n) + "," + distribution;
         bool ok = true, declined = false;
@@ -151,6 +161,14 @@ void run_type(const std::vector<std::string>& kernels, const std::vector<int>& s
                                                                  detail::kBracketSmallBlockSample, workspace, nullptr);
             declined = declined || !got;
             ok = ok && got && got->value == expected;
+          };
+        } else if (kernel == "band") {
+          call = [&] {
+            const auto got = detail::band_multi_select_one_launch<T>(d, n, percentiles.data(), percentiles.size(),
+                                                                     answers.data(), detail::SampledMultiParams{},
+                                                                     workspace, nullptr);
+            declined = declined || got != detail::BandOutcome::answered;
+            for (std::size_t i = 0; i < percentiles.size(); ++i) ok = ok && answers[i] == sorted[percentiles[i]];
           };
         } else {
           std::fprintf(stderr, "phase_probe: unknown kernel %s\n", kernel.c_str());
@@ -186,7 +204,7 @@ int main(int argc, char** argv) {
       sizes.clear();
       for (const std::string& s : robustfit::bench::split(argv[i + 1])) sizes.push_back(std::atoi(s.c_str()));
     } else {
-      std::fprintf(stderr, "usage: bench_phase_probe [--runs N] [--kernels resident,bracket] [--sizes 16,20,24] "
+      std::fprintf(stderr, "usage: bench_phase_probe [--runs N] [--kernels resident,bracket,band] [--sizes 16,20,24] "
                            "[--types float,double]\n");
       return 2;
     }

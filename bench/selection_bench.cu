@@ -246,15 +246,22 @@ void bench_single(const Options& options, gpu::Workspace& workspace) {
 }
 
 // Sampled multiselection's variants beside its defaults (bench multi and multi-phases): the
-// first version (CUB sort of all candidates, two host synchronisations, its edges and 2 blocks
+// band form's separate kernels and its one launch at every size, the first version (CUB sort of all candidates, two host synchronisations, its edges and 2 blocks
 // per SM; rows sampled-multi-sortfinish), the interleaved counting read, the one-block sample
 // of 16384 keys, and both.
 std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_variants(bool with_default,
                                                                                        std::size_t ranks) {
   std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
   if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
-  // The band form's compaction testing active ranges by bit words (the default: a byte a range).
+  // The band form's separate kernels, and its one cooperative launch at every size (the default:
+  // the one launch below 2^26 values).
   detail::SampledMultiParams p;
+  p.band_one_launch_below = 0;
+  variants.emplace_back("sampled-multi-separate", p);
+  p.band_one_launch_below = std::numeric_limits<std::size_t>::max();
+  variants.emplace_back("sampled-multi-one-launch", p);
+  p = {};
+  // The band form's compaction testing active ranges by bit words (the default: a byte a range).
   p.band_byte_flags = false;
   variants.emplace_back("sampled-multi-bitwords", p);
   p = {};

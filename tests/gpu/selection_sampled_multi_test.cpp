@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -49,7 +50,13 @@ detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fracti
   return p;
 }
 
-// Defaults (the band table, the segmented finish); then the edges alone: always the fallback; one edge (three buckets: everything is
+// The band form's separate kernels (band_multi_select.cu), where the one launch would answer.
+detail::SampledMultiParams separate(detail::SampledMultiParams p) {
+  p.band_one_launch_below = 0;
+  return p;
+}
+
+// Defaults (the band table in one launch below 2^26 values, the segmented finish); then the edges alone: always the fallback; one edge (three buckets: everything is
 // a candidate, many ranks share a bucket, segments of half the input); a table of one range
 // (binary search over all edges); a tiny sample (most ranks far from an edge); the largest edge
 // set and table (the most shared memory per block); the first version's finish (CUB sort of
@@ -61,7 +68,9 @@ detail::SampledMultiParams bands(int ranges, int sample = 1 << 15, double fracti
 // edge with the first digit counted by one block per rank. The band table's: a tiny sample
 // (ranges of few sampled keys), 16 ranges (long segments, many candidates), a one-key buffer
 // (the second compaction), more ranges than it holds and no room for candidates (the edges
-// answer: the second then sorts), one block of the reads per multiprocessor.
+// answer: the second then sorts), one block of the reads per multiprocessor; the separate
+// kernels (the one launch declines to them past 2^26 values, 1024 ranks, or a candidate buffer
+// too small), and their retry.
 const Case kCases[] = {{"default", {}},
                        {"forced fallback", edges_only({1 << 15, 4096, 8192, -1.0})},
                        {"one edge", edges_only({1 << 15, 1, 8192, 2.0})},
@@ -83,9 +92,11 @@ const Case kCases[] = {{"default", {}},
                        {"bands, tiny sample", bands(8192, 7, 2.0)},
                        {"bands, 16 ranges", bands(16, 1 << 15, 2.0)},
                        {"bands, retry", bands(8192, 1 << 15, 0.5, 1)},
-                       {"bands, most ranges (the edges answer)", bands(detail::kBandMaxRanges)},
+                       {"bands, most ranges (the edges answer)", separate(bands(detail::kBandMaxRanges))},
                        {"bands, no room (the edges, then one sort)", bands(8192, 1 << 15, -1.0)},
-                       {"bands, one block an SM", bands(8192, 1 << 15, 0.5, -1, 1)}};
+                       {"bands, one block an SM", bands(8192, 1 << 15, 0.5, -1, 1)},
+                       {"bands, separate kernels", separate({})},
+                       {"bands, separate kernels, retry", separate(bands(8192, 1 << 15, 0.5, 1))}};
 
 // `count` ranks: 0, n-1, repeats, out of order, evenly spaced and random.
 std::vector<std::size_t> ranks_for(std::size_t n, std::size_t count, std::mt19937_64& rng) {
@@ -140,30 +151,33 @@ void sweep(std::initializer_list<std::size_t> sizes, std::initializer_list<std::
 const Case* const kAll[] = {&kCases[0],  &kCases[1],  &kCases[2],  &kCases[3],  &kCases[4],  &kCases[5],
                             &kCases[6],  &kCases[7],  &kCases[8],  &kCases[9],  &kCases[10], &kCases[11],
                             &kCases[12], &kCases[13], &kCases[14], &kCases[15], &kCases[16], &kCases[17],
-                            &kCases[18], &kCases[19], &kCases[20], &kCases[21], &kCases[22], &kCases[23]};
+                            &kCases[18], &kCases[19], &kCases[20], &kCases[21], &kCases[22], &kCases[23],
+                            &kCases[24], &kCases[25]};
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<float>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22], kAll[23]});
+                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22], kAll[23],
+                kAll[24], kAll[25]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionSmallAndMediumDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   sweep<double>({1, 2, 3, 17, 1000, 4099, 65537}, {1, 7, 101},
                 {kAll[0], kAll[1], kAll[2], kAll[3], kAll[4], kAll[5], kAll[6], kAll[7], kAll[8], kAll[9], kAll[10],
-                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22], kAll[23]});
+                kAll[11], kAll[12], kAll[13], kAll[14], kAll[17], kAll[18], kAll[19], kAll[20], kAll[21], kAll[22], kAll[23],
+                kAll[24], kAll[25]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksFloat) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21], kAll[23]});
+  sweep<float>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21], kAll[23], kAll[24]});
 }
 
 TEST(GpuSampledMulti, EveryDistributionLargeManyRanksDouble) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
-  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21], kAll[23]});
+  sweep<double>({300001, std::size_t{1} << 22}, {101, 1001, 10000}, {kAll[0], kAll[1], kAll[6], kAll[7], kAll[10], kAll[13], kAll[14], kAll[15], kAll[16], kAll[17], kAll[19], kAll[20], kAll[21], kAll[23], kAll[24]});
 }
 
 // Many ranks in one bucket (1001 consecutive ranks around the median: one or two buckets, each
@@ -284,17 +298,22 @@ void expect_band_answers_or_declines() {
   const std::size_t n = (std::size_t{1} << 22) + 7;
   std::vector<std::size_t> ks(101);
   for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 100;
+  // The one launch (the default at this size) and the separate kernels decide alike.
   auto run = [&](const std::vector<T>& values, const char* label) {
     DeviceVector<T> device(values);
     std::vector<T> got(ks.size());
-    const detail::BandOutcome outcome = detail::band_multi_select<T>(device.get(), n, ks.data(), ks.size(), got.data(),
-                                                                     detail::SampledMultiParams{}, workspace, nullptr);
-    if (outcome == detail::BandOutcome::answered) {
-      std::vector<T> sorted = values;
-      std::sort(sorted.begin(), sorted.end());
-      for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << label << " k=" << ks[i];
+    std::vector<detail::BandOutcome> outcomes;
+    for (const detail::SampledMultiParams& params : {detail::SampledMultiParams{}, separate({})}) {
+      outcomes.push_back(detail::band_multi_select<T>(device.get(), n, ks.data(), ks.size(), got.data(), params,
+                                                      workspace, nullptr));
+      if (outcomes.back() == detail::BandOutcome::answered) {
+        std::vector<T> sorted = values;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << label << " k=" << ks[i];
+      }
     }
-    return outcome;
+    EXPECT_EQ(outcomes[0], outcomes[1]) << label << ": the one launch and the separate kernels differ";
+    return outcomes[0];
   };
   for (const Distribution d : {Distribution::uniform, Distribution::normal, Distribution::cauchy})
     EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 41), std::string(robustfit::data::to_string(d)).c_str()),
@@ -312,6 +331,49 @@ TEST(GpuSampledMulti, BandTableAnswersSmoothInputsAndDeclinesTies) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   expect_band_answers_or_declines<float>();
   expect_band_answers_or_declines<double>();
+}
+
+// The one launch alone: it answers exactly, reports NaN, hands ties to the edges, and declines
+// (nullopt: the separate kernels answer) past its ranks, its size limit and its buffer.
+template <class T>
+void expect_one_launch_answers_or_declines() {
+  gpu::Workspace workspace;
+  const std::size_t n = (std::size_t{1} << 21) + 5;
+  const std::vector<T> values = robustfit::data::make_distribution<T>(Distribution::normal, n, 61);
+  std::vector<T> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  DeviceVector<T> device(values);
+  auto one_launch = [&](const std::vector<std::size_t>& ks, const detail::SampledMultiParams& params,
+                        const DeviceVector<T>& input) {
+    std::vector<T> got(ks.size());
+    const auto outcome = detail::band_multi_select_one_launch<T>(input.get(), n, ks.data(), ks.size(), got.data(),
+                                                                 params, workspace, nullptr);
+    if (outcome == detail::BandOutcome::answered) {
+      for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << "k=" << ks[i];
+    }
+    return outcome;
+  };
+  std::mt19937_64 rng(62);
+  for (const std::size_t count : {std::size_t{1}, std::size_t{101}, std::size_t(detail::kOneLaunchMaxRanks)})
+    EXPECT_EQ(one_launch(ranks_for(n, count, rng), {}, device), detail::BandOutcome::answered) << count << " ranks";
+  EXPECT_EQ(one_launch(ranks_for(n, detail::kOneLaunchMaxRanks + 1, rng), {}, device), std::nullopt);
+  detail::SampledMultiParams limited;
+  limited.band_one_launch_below = n;
+  EXPECT_EQ(one_launch({0, n / 2}, limited, device), std::nullopt);
+  detail::SampledMultiParams tiny_buffer;
+  tiny_buffer.initial_capacity = 1;
+  EXPECT_EQ(one_launch({0, n / 2, n - 1}, tiny_buffer, device), std::nullopt);
+  std::vector<T> with_nan = values;
+  with_nan[n - 1] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_EQ(one_launch({0, n / 2}, {}, DeviceVector<T>(with_nan)), detail::BandOutcome::nan);
+  const auto ties = robustfit::data::make_distribution<T>(Distribution::two_values_95, n, 63);
+  EXPECT_EQ(one_launch({0, n / 2}, {}, DeviceVector<T>(ties)), detail::BandOutcome::use_edges);
+}
+
+TEST(GpuSampledMulti, OneLaunchAnswersOrDeclines) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_one_launch_answers_or_declines<float>();
+  expect_one_launch_answers_or_declines<double>();
 }
 
 template <class T>

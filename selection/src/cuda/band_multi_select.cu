@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "band_passes.cuh"
 #include "band_ranges.hpp"
 #include "cuda_check.cuh"
 #include "dynamic_shared_memory.cuh"
@@ -51,8 +52,8 @@ namespace {
 
 using segments::Segment;
 
-constexpr int kPlanThreads = 1024;
-constexpr int kPassThreads = 1024;
+constexpr int kPlanThreads = bands::kBandThreads;
+constexpr int kPassThreads = bands::kBandThreads;
 constexpr int kRangeItems = (kBandMaxRanges + 1 + kPlanThreads - 1) / kPlanThreads;  // a thread's ranges (+ the end)
 constexpr int kActiveWords = kBandMaxRanges / 32;
 static_assert(kBandMaxRanges % 32 == 0 && kBandMaxRanges < static_cast<int>(bands::kMaxRanges));
@@ -74,29 +75,11 @@ struct BandStatus {
   int use_edges;
 };
 
-__device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { return active[r >> 5] >> (r & 31) & 1u; }
+using bands::is_active;
 
-// Step 2 (one block): the table, the sample's verdict (bands::edges_answer_instead), zeroed
-// counts. The verdict needs the sample's keys per band and per range and the range of sample
-// rank k S / n: histograms and a prefix sum in shared memory, no sort (a device-wide sort of the
-// sample and searches of it in global memory took ~200 us of 2^24 floats' 330). Dynamic shared
-// memory: kBandMaxRanges + 1 counters (the keys per band first, then per range).
+// Step 2 (one block): the table and the sample's verdict (bands::plan_ranges), zeroed counts.
+// Dynamic shared memory: kBandMaxRanges + 1 counters (the keys per band first, then per range).
 constexpr std::size_t kPlanSharedBytes = sizeof(unsigned) * (kBandMaxRanges + 1);
-
-// Calls visit(key) for each of the sample's keys, a thread's keys loaded 8 at a time (in flight
-// together, not one load's latency after another's).
-template <class Key, class Visit>
-__device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Visit visit) {
-  constexpr int kBatch = 8;
-  for (int first = threadIdx.x; first < size; first += kBatch * blockDim.x) {
-    Key keys[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) keys[j] = first + j * blockDim.x < size ? sample[first + j * blockDim.x] : Key{};
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      if (first + j * blockDim.x < size) visit(keys[j]);
-  }
-}
 
 template <class Key>
 __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict__ sample, int sample_size,
@@ -105,94 +88,21 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
                                                            unsigned long long capacity, BandPlan<Key>* plan,
                                                            BandStatus* status) {
   constexpr int kBands = bands::band_count<Key>();
-  constexpr int kPerThread = (kBands + kPlanThreads - 1) / kPlanThreads;
-  using Scan = cub::BlockScan<unsigned, kPlanThreads>;
-  __shared__ typename Scan::TempStorage temp;
   __shared__ unsigned entries[kBands];
-  __shared__ unsigned longest;
-  __shared__ unsigned long long wanted_runs;  // sample keys in the ranges of the wanted ranks
-  extern __shared__ unsigned tally[];         // keys per band, then per range, then before each range
-  for (int b = threadIdx.x; b < kBands; b += blockDim.x) tally[b] = 0;
-  if (threadIdx.x == 0) longest = 0, wanted_runs = 0;
-  __syncthreads();
-  // A warp's keys mostly share a band or two (uniform [0, 1): half in the top band): one atomic
-  // per band present, not per key, or same-address atomics serialise the histogram.
-  for_each_sample_key(sample, sample_size, [&](Key key) {
-    const int band = bands::band_of(key);
-    const unsigned peers = __match_any_sync(__activemask(), band);
-    if (threadIdx.x % 32 == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&tally[band], __popc(peers));
-  });
-  __syncthreads();
-  int bits[kPerThread];
-  unsigned mine = 0;
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    const int b = threadIdx.x * kPerThread + j;
-    bits[j] = b < kBands ? bands::band_bits<Key>(tally[b], static_cast<std::uint64_t>(sample_size),
-                                                 static_cast<std::uint64_t>(wanted))
-                         : 0;
-    if (b < kBands) mine += 1u << bits[j];
-  }
-  unsigned first = 0, total = 0;
-  Scan(temp).ExclusiveSum(mine, first, total);
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    const int b = threadIdx.x * kPerThread + j;
-    if (b < kBands) {
-      entries[b] = bands::pack_band(first, bands::mantissa_bits<Key>() - bits[j]);
-      first += 1u << bits[j];
-    }
-  }
-  __syncthreads();  // entries written, tally and temp free
+  extern __shared__ unsigned tally[];
+  const bands::PlanVerdict verdict =
+      bands::plan_ranges<Key, kBandMaxRanges>(sample, sample_size, wanted, ks, count, n, tally, entries);
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) plan->entries[b] = entries[b];
-  const bool fits = total <= static_cast<unsigned>(kBandMaxRanges);
-  if (fits) {
-    // The sample's keys per range; the longest run of one range.
-    for (unsigned r = threadIdx.x; r < total; r += blockDim.x) tally[r] = 0;
-    __syncthreads();
-    for_each_sample_key(sample, sample_size, [&](Key key) { atomicAdd(&tally[bands::range_of(key, entries)], 1u); });
-    __syncthreads();
-    unsigned items[kRangeItems], most = 0;
-#pragma unroll
-    for (int j = 0; j < kRangeItems; ++j) {
-      const unsigned r = threadIdx.x * kRangeItems + j;
-      items[j] = r < total ? tally[r] : 0u;
-      most = max(most, items[j]);
-    }
-    if (most != 0) atomicMax(&longest, most);
-    __syncthreads();  // every count read
-    Scan(temp).ExclusiveSum(items, items);
-#pragma unroll
-    for (int j = 0; j < kRangeItems; ++j) {
-      const unsigned r = threadIdx.x * kRangeItems + j;
-      if (r <= total) tally[r] = items[j];  // tally[total] = sample_size
-    }
-    __syncthreads();
-    // The ranges where the wanted ranks fall (a rank at sample position k S / n; repeats counted
-    // again: an upper bound), as the sample's keys in them.
-    unsigned long long mine_runs = 0;
-    for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
-      const auto p = static_cast<unsigned>(min(static_cast<double>(sample_size - 1),
-                                               static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
-      const int r = multi::bucket_of_rank(tally, static_cast<int>(total), p);
-      mine_runs += tally[r + 1] - tally[r];
-    }
-    if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
-  }
-  __syncthreads();
-  const bool use_edges =
-      bands::edges_answer_instead(total, kBandMaxRanges, static_cast<int>(longest), sample_size,
-                                  static_cast<double>(wanted_runs), static_cast<double>(count), static_cast<double>(n));
   if (threadIdx.x == 0) {
-    plan->total = total;
-    plan->use_edges = use_edges;
+    plan->total = verdict.total;
+    plan->use_edges = verdict.use_edges;
     plan->capacity = capacity;
     status->nans = 0;
     status->candidates = 0;
-    status->use_edges = use_edges;
+    status->use_edges = verdict.use_edges;
   }
-  if (use_edges) return;
-  for (unsigned r = threadIdx.x; r < total; r += blockDim.x) plan->counts[r] = 0;
+  if (verdict.use_edges) return;
+  for (unsigned r = threadIdx.x; r < verdict.total; r += blockDim.x) plan->counts[r] = 0;
 }
 
 // Step 3: the counting read. Dynamic shared memory: the table, then a counter per range.
@@ -210,13 +120,7 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
   for (int r = threadIdx.x; r < total; r += blockDim.x) counters[r] = 0;
   __syncthreads();
-  unsigned nans = 0;
-  visit_vectors(x, n, [&](const T* values, unsigned valid) {
-    for_each_valid<kVisitItems<T>>(valid, [&](int u) {
-      nans += values[u] != values[u];
-      atomicAdd(&counters[bands::range_of(KeyTraits<T>::to_key(values[u]), entries)], 1u);
-    });
-  });
+  unsigned nans = bands::count_ranges(x, n, entries, counters);
   __syncthreads();
   seed::flush_counts(counters, total, plan->counts);
   unsigned* mine = block_counts + std::size_t(blockIdx.x) * kBandMaxRanges;
@@ -339,66 +243,15 @@ __global__ __launch_bounds__(kPlaceThreads) void place_bands(const BandPlan<Key>
   }
 }
 
-// Step 5: the compacting read. Every value's keep flag first (the table and active-range loads
-// of a thread's values in flight together), then one warp scan a step gives each lane its place
-// in the warp's slice of shared memory, which holds a whole step's values (a full slice is
-// written out before a step that might not fit, so no step overflows); a full slice, and the
-// last, are written out with a shared-memory atomic on the block's cursor (place_bands) per
-// range present in each 32 staged keys, a flush's atomics in flight together. H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's
-// 0.27 (0.43 with the active bit words instead of byte flags, same run). Measured and not kept:
-// a ballot and a cursor atomic per value, waited on in turn (0.51 ms, with bit words); two
-// vectors a step with 32 registers, two blocks an SM (0.49); a 256-key slice (0.43, but
-// a step that overflowed it needed a path no test reaches; a slice that a step fills and goes on
-// from: 0.47, doubles 10 % slower than this). Skipped when every rank was answered, or when the
-// candidates do not fit this call's buffer (the host sees the count and retries). Dynamic shared
-// memory: the slices, 64 KB a block, then the cursors, 4 bytes a range.
-template <class T>
-constexpr int kStageRounds = kVisitItems<T>;  // a warp step's values, in rounds of 32
-template <class T>
-constexpr int kStageKeys = 32 * kStageRounds<T>;
-
-template <class T>
-constexpr std::size_t compact_stage_bytes() {
-  return sizeof(T) * kStageKeys<T> * (kPassThreads / 32);
-}
+// Step 5: the compacting read (bands::compact_active_ranges), at the block's cursors
+// (place_bands). Skipped when every rank was answered, or when the candidates do not fit this
+// call's buffer (the host sees the count and retries). Dynamic shared memory: the slices, 64 KB a
+// block, then the cursors, 4 bytes a range.
 template <class T>
 constexpr std::size_t compact_shared_bytes() {
-  return compact_stage_bytes<T>() + sizeof(unsigned) * kBandMaxRanges;
+  return bands::compact_stage_bytes<T>() + sizeof(unsigned) * kBandMaxRanges;
 }
 
-// Writes a warp's `fill` staged keys (warp-uniform) to their ranges' segments: first every
-// round's atomic, then the writes (a key's range recomputed: fewer registers). Not inlined: the
-// read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its registers.
-template <class T>
-__device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice, int fill, const unsigned* entries,
-                                         unsigned* cursors, typename KeyTraits<T>::Key* __restrict__ candidates) {
-  using Key = typename KeyTraits<T>::Key;
-  const unsigned lane = threadIdx.x % 32;
-  unsigned peers[kStageRounds<T>], base[kStageRounds<T>];
-#pragma unroll
-  for (int j = 0; j < kStageRounds<T>; ++j) {
-    const int i = j * 32 + static_cast<int>(lane);
-    if (i >= fill) continue;
-    const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));  // the round's staged keys
-    const unsigned r = bands::range_of(slice[i], entries);
-    peers[j] = __match_any_sync(lanes, r);
-    base[j] = 0;
-    if (lane == static_cast<unsigned>(__ffs(peers[j]) - 1)) base[j] = atomicAdd(&cursors[r], __popc(peers[j]));
-  }
-#pragma unroll
-  for (int j = 0; j < kStageRounds<T>; ++j) {
-    const int i = j * 32 + static_cast<int>(lane);
-    if (i >= fill) continue;
-    const Key key = slice[i];
-    const unsigned r = bands::range_of(key, entries);
-    const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));
-    const unsigned first = __shfl_sync(lanes, base[j], __ffs(peers[j]) - 1);
-    candidates[first + __popc(peers[j] & ((1u << lane) - 1))] = key;
-  }
-}
-
-// kByteFlags: a value's keep bit from a byte a range (one shared load, added in with one
-// multiply-add), else from the active bit words (a load, then a shift and a mask by the range).
 // Measured and not kept (H200, bench/results/selection_finish_h200_2026-12-02, call a): the
 // steps read last first, for the counting read's tail in the L2: 34.8 against 35.9 us at 2^24
 // floats, 103.3 against 103.1 at 2^26 (no L2 reuse to speak of).
@@ -415,8 +268,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   __shared__ unsigned active[kActiveWords];
   __shared__ unsigned char flags[kByteFlags ? kBandMaxRanges : 1];
   extern __shared__ __align__(16) unsigned char stage_bytes[];
-  Key* slice = reinterpret_cast<Key*>(stage_bytes) + threadIdx.x / 32 * kStageKeys<T>;
-  auto* cursors = reinterpret_cast<unsigned*>(stage_bytes + compact_stage_bytes<T>());
+  auto* cursors = reinterpret_cast<unsigned*>(stage_bytes + bands::compact_stage_bytes<T>());
   for (int b = threadIdx.x; b < kBands; b += blockDim.x) entries[b] = plan->entries[b];
   for (int w = threadIdx.x; w < kActiveWords; w += blockDim.x) active[w] = plan->active[w];
   __syncthreads();
@@ -428,39 +280,7 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
     if (on) cursors[r] = positions[r];
   }
   __syncthreads();
-  const unsigned lane = threadIdx.x % 32;
-  unsigned fill = 0;  // keys in this warp's slice
-  visit_vectors(x, n, [&](const T* values, unsigned valid) {
-    unsigned keep = 0;  // bit u: values[u] is kept
-    for_each_valid<kVisitItems<T>>(valid, [&](int u) {
-      const unsigned r = bands::range_of(KeyTraits<T>::to_key(values[u]), entries);
-      if constexpr (kByteFlags) keep += static_cast<unsigned>(flags[r]) << u;  // bits apart: + is |
-      else keep |= static_cast<unsigned>(is_active(active, r)) << u;
-    });
-    const unsigned mine = __popc(keep);
-    unsigned before = mine;  // inclusive, then exclusive, sum of the warp's kept values by lane
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const unsigned below = __shfl_up_sync(0xffffffffu, before, d);
-      if (lane >= static_cast<unsigned>(d)) before += below;
-    }
-    const unsigned total = __shfl_sync(0xffffffffu, before, 31);
-    before -= mine;
-    if (total == 0) return;  // warp-uniform
-    if (fill + total > kStageKeys<T>) {  // then fill != 0: total <= kStageKeys
-      __syncwarp();
-      flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
-      __syncwarp();
-      fill = 0;
-    }
-    unsigned at = fill + before;
-#pragma unroll
-    for (int u = 0; u < kVisitItems<T>; ++u)
-      if (keep >> u & 1u) slice[at++] = KeyTraits<T>::to_key(values[u]);
-    fill += total;
-  });
-  __syncwarp();
-  if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
+  bands::compact_active_ranges<T, kByteFlags>(x, n, entries, flags, active, cursors, stage_bytes, candidates);
 }
 
 // Step 6 (a block per rank): the rank within its range's segment.
@@ -497,6 +317,11 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   constexpr int kBands = bands::band_count<Key>();
   if (count == 0) return BandOutcome::answered;
   multi::PhaseTimer timer(params.phases, stream);
+  if (const auto one = band_multi_select_one_launch(d_values, n, ks, count, out, params, workspace, stream)) {
+    timer.mark("one launch");
+    timer.report();
+    return *one;
+  }
   const int sample_size = std::max(1, params.band_sample_size);
   const int wanted = std::clamp(params.band_ranges, 1, kBandMaxRanges);
 

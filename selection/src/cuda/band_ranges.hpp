@@ -87,12 +87,15 @@ ROBUSTFIT_HOST_DEVICE Key range_span(unsigned r, const unsigned* entries) {
 // sample: the table has more than `max_ranges` ranges; one range wider than a key holds more
 // than 1/64 of the sample (at least 32 keys: small samples), whose counter would serialise the
 // counting read; or the ranges holding the `count` wanted ranks hold `wanted_runs` sampled keys
-// in all (repeats counted again), i.e. are expected to hold more values than the edges' buckets,
-// about n / 2048 a rank (ties, spans the bands cannot split).
+// in all (repeats counted again), i.e. are expected to hold more values than n / `compared` a
+// rank: the edges' buckets by default, n / 2048 (ties, spans the bands cannot split). A plan of
+// few sampled keys a range compares with more (the one-launch form: 8192 keys for ~4096 ranges,
+// one or two keys a range, whose size-biased count over few ranks would cross n / 2048 by chance).
 ROBUSTFIT_HOST_DEVICE inline bool edges_answer_instead(unsigned total, unsigned max_ranges, int longest_run,
-                                                       int sample_size, double wanted_runs, double count, double n) {
+                                                       int sample_size, double wanted_runs, double count, double n,
+                                                       double compared = 2048) {
   constexpr int kTieShare = 64, kMinTieRun = 32;
-  constexpr double kEdgesCompared = 2048;
+  const double kEdgesCompared = compared;
   const int tie_run = sample_size / kTieShare > kMinTieRun ? sample_size / kTieShare : kMinTieRun;
   return total > max_ranges || longest_run > tie_run || wanted_runs / sample_size * n > count * n / kEdgesCompared;
 }

@@ -4,6 +4,7 @@
 // the benchmark call it directly.
 #include <cstddef>
 #include <cuda_runtime.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,10 @@ struct SampledMultiParams {
   // by a table load and a shift (no search); the edges answer where the sample shows ties or
   // spans the bands cannot split, or the ranges exceed kBandMaxRanges. 0: the edges only.
   int band_ranges = 8192;
+  // The band form in one cooperative launch (band_one_launch.cu) below this many values, for up
+  // to kOneLaunchMaxRanks ranks (its table asks for at most 4096 ranges); 0: the separate kernels
+  // always.
+  std::size_t band_one_launch_below = std::size_t{1} << 27;
   // The band form's sample (drawn, not sorted: its histograms plan the ranges). H200, tune-multi
   // 2026-12-02 (floats, 2^26 and 2^28, 101 and 1001 ranks): 16384 keys within 1 % of 32768 or
   // faster (101 ranks of 2^28: 0.772 against 0.790 ms with one block an SM; 1001 of 2^26 normal
@@ -90,12 +95,22 @@ inline int default_edges(std::size_t ranks) { return ranks <= 256 ? 2048 : 8192;
 // table's 2 KB (float) or 16 KB (double), two blocks of 1024 threads an SM).
 constexpr int kBandMaxRanges = 20480;
 
+// Ranks the one-launch band form takes at most (a thread of a block each).
+constexpr int kOneLaunchMaxRanks = 1024;
+
 // The band-table form alone (band_multi_select.cu): answered, NaN seen, or the edges must answer
 // (ties or narrow spans in the sample, too many ranges or candidates).
 enum class BandOutcome { answered, nan, use_edges };
 template <class T>
 BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count, T* out,
                               const SampledMultiParams&, Workspace&, cudaStream_t);
+// The band-table form in one cooperative launch (band_one_launch.cu); nullopt where it declines
+// (band_one_launch_below, kOneLaunchMaxRanks, a larger table or more candidates than its buffer,
+// no cooperative launch) and the separate kernels answer instead.
+template <class T>
+std::optional<BandOutcome> band_multi_select_one_launch(const T* d_values, std::size_t n, const std::size_t* ks,
+                                                        std::size_t count, T* out, const SampledMultiParams&,
+                                                        Workspace&, cudaStream_t);
 
 // out[i] = the ks[i]-th smallest of d_values (ks, out: host arrays of `count`; ranks < n, any
 // order, repeats allowed). Returns true, leaving `out` undefined, when the input holds a NaN.
