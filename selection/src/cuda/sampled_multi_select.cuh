@@ -61,9 +61,9 @@ struct SampledMultiParams {
   // by a table load and a shift (no search); the edges answer where the sample shows ties or
   // spans the bands cannot split, or the ranges exceed kBandMaxRanges. 0: the edges only.
   int band_ranges = 8192;
-  // The band form in one cooperative launch (band_one_launch.cu) below this many values, for up
-  // to kOneLaunchMaxRanks ranks (its table asks for at most 4096 ranges); 0: the separate kernels
-  // always.
+  // The band form in one cooperative launch (band_one_launch.cu) below this many values (more
+  // than 128 ranks: below half that), for up to kOneLaunchMaxRanks ranks (its table asks for at
+  // most 4096 ranges); 0: the separate kernels always.
   std::size_t band_one_launch_below = std::size_t{1} << 27;
   // The band form's sample (drawn, not sorted: its histograms plan the ranges). H200, tune-multi
   // 2026-12-02 (floats, 2^26 and 2^28, 101 and 1001 ranks): 16384 keys within 1 % of 32768 or
