@@ -45,6 +45,7 @@
 #include "seed_common.cuh"
 #include "segment_select.cuh"
 #include "visit_vectors.cuh"
+#include "warp_scan.cuh"
 #include "workspace_slots.cuh"
 
 namespace robustfit::selection::cuda::detail {
@@ -156,14 +157,8 @@ __device__ unsigned long long striped_prefix_sums(int total, Values values, unsi
 #pragma unroll
   for (int j = 0; j < kRangeItems; ++j) {
     if (j >= rounds) break;  // block-uniform
-    Sum x = items[j];
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const Sum y = __shfl_up_sync(0xffffffffu, x, d);
-      if (lane >= d) x += y;
-    }
-    const Sum round = __shfl_sync(0xffffffffu, x, 31);
-    items[j] = carry + x - items[j];  // exclusive, within the warp
+    Sum round = 0;
+    items[j] = carry + warp_exclusive_sum(items[j], round);  // exclusive, within the warp
     carry += round;
   }
   if (lane == 0) warp_sums[warp] = carry;
@@ -280,7 +275,10 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
     if (on) cursors[r] = positions[r];
   }
   __syncthreads();
-  bands::compact_active_ranges<T, kByteFlags>(x, n, entries, flags, active, cursors, stage_bytes, candidates);
+  if constexpr (kByteFlags)
+    bands::compact_active_ranges<T>(x, n, entries, bands::ByteKeep{flags}, cursors, stage_bytes, candidates);
+  else
+    bands::compact_active_ranges<T>(x, n, entries, bands::BitKeep{active}, cursors, stage_bytes, candidates);
 }
 
 // Step 6 (a block per rank): the rank within its range's segment.

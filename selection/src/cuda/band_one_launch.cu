@@ -37,6 +37,7 @@
 #include "sampled_multi_select.cuh"
 #include "seed_common.cuh"
 #include "segment_select.cuh"
+#include "warp_scan.cuh"
 #include "workspace_slots.cuh"
 
 namespace robustfit::selection::cuda::detail {
@@ -108,7 +109,6 @@ struct Layout {
   static constexpr std::size_t bytes = work + align(work_bytes);
 };
 
-template <class T>
 __device__ void write_status(Result* result, int status, unsigned long long nans, unsigned long long candidates) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   result->nans = nans;
@@ -164,15 +164,11 @@ __device__ void place_active_ranges(const unsigned* __restrict__ block_counts, c
 #pragma unroll
     for (int j = 0; j < kMostBlocks / 32; ++j) {
       if (32 * j >= gridDim.x) break;  // warp-uniform
-      unsigned x = counts[j];
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const unsigned y = __shfl_up_sync(0xffffffffu, x, d);
-        if (lane >= static_cast<unsigned>(d)) x += y;
-      }
+      unsigned sum = 0;
+      const unsigned before = warp_exclusive_sum(counts[j], sum);
       const unsigned b = lane + 32 * j;
-      if (b < gridDim.x) positions[std::size_t(e) * gridDim.x + b] = carry + x - counts[j];
-      carry += __shfl_sync(0xffffffffu, x, 31);
+      if (b < gridDim.x) positions[std::size_t(e) * gridDim.x + b] = carry + before;
+      carry += sum;
     }
   }
 }
@@ -189,7 +185,7 @@ template <class T>
 __device__ __noinline__ void compact_read(const T* __restrict__ x, std::size_t n, const unsigned* entries,
                                           const unsigned char* flags, unsigned* cursors, unsigned char* stage,
                                           typename KeyTraits<T>::Key* __restrict__ candidates) {
-  bands::compact_active_ranges<T, true>(x, n, entries, flags, nullptr, cursors, stage, candidates);
+  bands::compact_active_ranges<T>(x, n, entries, bands::ByteKeep{flags}, cursors, stage, candidates);
 }
 
 // The counters' copy into shared memory, a thread's loads in flight together.
@@ -256,8 +252,8 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   const bands::PlanVerdict verdict = bands::plan_ranges<Key, kOneLaunchRanges>(
       sample, plan_sample, wanted, wanted_ranks, static_cast<std::size_t>(count), n, reinterpret_cast<unsigned*>(work),
       entries, kOneLaunchEdgesCompared, [&] { stamp_phase(stamps, phase++); });
-  if (verdict.total > static_cast<unsigned>(kOneLaunchRanges)) return write_status<T>(result, kDeclined, 0, 0);
-  if (verdict.use_edges) return write_status<T>(result, kUseEdges, 0, 0);
+  if (verdict.total > static_cast<unsigned>(kOneLaunchRanges)) return write_status(result, kDeclined, 0, 0);
+  if (verdict.use_edges) return write_status(result, kUseEdges, 0, 0);
   const unsigned total = verdict.total;
   stamp_phase(stamps, phase++);
 
@@ -280,7 +276,7 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   grid.sync();
   stamp_phase(stamps, phase++);
   const unsigned long long all_nans = __ldcg(&control->nans);
-  if (all_nans != 0) return write_status<T>(result, kNan, all_nans, 0);
+  if (all_nans != 0) return write_status(result, kNan, all_nans, 0);
 
   // 4. Each rank's range and segment, in every block alike.
   auto* before = reinterpret_cast<unsigned*>(work);
@@ -298,7 +294,7 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   stamp_phase(stamps, phase++);
   const unsigned candidate_count = block_prefix_sums(
       total, [&](unsigned r) { return flags[r] ? before[r + 1] - before[r] : 0u; }, before, scan);
-  if (candidate_count > capacity) return write_status<T>(result, kDeclined, 0, candidate_count);
+  if (candidate_count > capacity) return write_status(result, kDeclined, 0, candidate_count);
   // The active ranges in the order of their first ranks (the same order in every block): a range
   // holding several ranks is listed once.
   for (int i = threadIdx.x; i < count; i += kBandThreads) {
@@ -330,7 +326,7 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   stamp_phase(stamps, phase++);
 
   // 6. A block per rank.
-  if (blockIdx.x == 0) write_status<T>(result, kAnswered, 0, candidate_count);
+  if (blockIdx.x == 0) write_status(result, kAnswered, 0, candidate_count);
   auto& select = *reinterpret_cast<segments::SelectShared*>(work);
   for (int i = blockIdx.x; i < count; i += gridDim.x) {
     const unsigned r = rank_range[i];

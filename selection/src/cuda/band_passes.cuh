@@ -15,6 +15,7 @@
 #include "key_traits.cuh"
 #include "multi_select_common.cuh"
 #include "visit_vectors.cuh"
+#include "warp_scan.cuh"
 
 namespace robustfit::selection::cuda::detail::bands {
 
@@ -137,7 +138,10 @@ __device__ PlanVerdict plan_ranges(const Key* __restrict__ sample, int sample_si
       const int r = multi::bucket_of_rank(tally, static_cast<int>(total), p);
       mine_runs += tally[r + 1] - tally[r];
     }
-    if (mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
+    // A warp's sum first, one shared atomic a warp: a 64-bit shared add from every rank's thread
+    // took the plan ~6 us at 101 ranks (H200).
+    for (int offset = 16; offset > 0; offset /= 2) mine_runs += __shfl_down_sync(0xffffffffu, mine_runs, offset);
+    if (threadIdx.x % 32 == 0 && mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
   }
   __syncthreads();
   const bool use_edges =
@@ -171,12 +175,12 @@ constexpr std::size_t compact_stage_bytes() {
   return sizeof(T) * kStageKeys<T> * (kBandThreads / 32);
 }
 
-// Writes a warp's `fill` staged keys (warp-uniform) to their ranges' segments: first every
-// round's atomic, then the writes (a key's range recomputed: fewer registers). Not inlined: the
+// Writes a warp's `fill` staged values (warp-uniform) to their ranges' segments as keys: first
+// every round's atomic, then the writes (a key's range recomputed: fewer registers). Not inlined: the
 // read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its registers.
 template <class T>
-__device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice, int fill, const unsigned* entries,
-                                         unsigned* cursors, typename KeyTraits<T>::Key* __restrict__ candidates) {
+__device__ __noinline__ void flush_stage(const T* slice, int fill, const unsigned* entries, unsigned* cursors,
+                                         typename KeyTraits<T>::Key* __restrict__ candidates) {
   using Key = typename KeyTraits<T>::Key;
   const unsigned lane = threadIdx.x % 32;
   unsigned peers[kStageRounds<T>], base[kStageRounds<T>];
@@ -185,7 +189,7 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
     const int i = j * 32 + static_cast<int>(lane);
     if (i >= fill) continue;
     const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));  // the round's staged keys
-    const unsigned r = range_of(slice[i], entries);
+    const unsigned r = range_of(KeyTraits<T>::to_key(slice[i]), entries);
     peers[j] = __match_any_sync(lanes, r);
     base[j] = 0;
     if (lane == static_cast<unsigned>(__ffs(peers[j]) - 1)) base[j] = atomicAdd(&cursors[r], __popc(peers[j]));
@@ -194,7 +198,7 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
   for (int j = 0; j < kStageRounds<T>; ++j) {
     const int i = j * 32 + static_cast<int>(lane);
     if (i >= fill) continue;
-    const Key key = slice[i];
+    const Key key = KeyTraits<T>::to_key(slice[i]);
     const unsigned r = range_of(key, entries);
     const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));
     const unsigned first = __shfl_sync(lanes, base[j], __ffs(peers[j]) - 1);
@@ -202,45 +206,38 @@ __device__ __noinline__ void flush_stage(const typename KeyTraits<T>::Key* slice
   }
 }
 
-// The compacting read's block body: the keys of active ranges written into their ranges'
-// segments at the block's `cursors` (shared, one per range: where this block's keys of the range
-// go). Every value's keep flag first (the table and active-range loads of a thread's values in
-// flight together), then one warp scan a step gives each lane its place in the warp's slice of
-// shared memory (`stage`: compact_stage_bytes<T>()), which holds a whole step's values (a full
-// slice is written out before a step that might not fit, so no step overflows); a full slice,
-// and the last, are written out with a shared-memory atomic on the cursor per range present in
-// each 32 staged keys. kByteFlags: a value's keep bit from `flags` (a byte a range: one shared
-// load, added in with one multiply-add), else from the `active` bit words (a load, then a shift
-// and a mask by the range). H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's
-// 0.27 (0.43 with the bit words). Measured and not kept: a ballot and a cursor atomic per value,
-// waited on in turn (0.51 ms, with bit words); two vectors a step with 32 registers, two blocks
-// an SM (0.49); a 256-key slice (0.43, but a step that overflowed it needed a path no test
-// reaches; a slice that a step fills and goes on from: 0.47, doubles 10 % slower than this).
-template <class T, bool kByteFlags>
+// The compacting read's block body: the values of active ranges written into their ranges'
+// segments (as keys) at the block's `cursors` (shared, one per range: where this block's keys of
+// the range go). Every value's keep bit first (`kept(r)`: 1 where range r is active; the table
+// and keep-table loads of a thread's values in flight together), then one warp scan a step gives
+// each lane its place in the warp's slice of shared memory (`stage`: compact_stage_bytes<T>()),
+// which holds a whole step's values (a full slice is written out before a step that might not
+// fit, so no step overflows); a full slice, and the last, are written out with a shared-memory
+// atomic on the cursor per range present in each 32 staged keys. The slices hold the values as
+// read (made keys when written out: ~1 kept value in 40; the one launch's read of 2^24 floats
+// 25.5 us against 28 with keys staged). Keep tables: a byte a range (ByteKeep) or bit words
+// (BitKeep). H200, 2^28 floats, 101 ranks: 0.39 ms against the counting read's 0.27 (0.43 with
+// the bit words). Measured and not kept: a ballot and a cursor atomic per value, waited on in
+// turn (0.51 ms, with bit words); two vectors a step with 32 registers, two blocks an SM (0.49);
+// a 256-key slice (0.43, but a step that overflowed it needed a path no test reaches; a slice
+// that a step fills and goes on from: 0.47, doubles 10 % slower than this); the next step asked
+// of the L2 ahead of its loads (prefetch.global.L2: the one launch's read of 2^24 floats 31
+// against 28 us, the counting read 21 against 19.6); the bit words in 16 interleaved copies, a
+// lane reading copy lane % 16, against the bytes' ~3.5-way bank conflicts (ncu: 47 % of the one
+// launch's shared wavefronts): 29.8 against 25.5 us, the extra instructions costing more.
+template <class T, class Kept>
 __device__ __forceinline__ void compact_active_ranges(const T* __restrict__ x, std::size_t n, const unsigned* entries,
-                                                      const unsigned char* flags, const unsigned* active,
-                                                      unsigned* cursors, unsigned char* stage,
+                                                      Kept kept, unsigned* cursors, unsigned char* stage,
                                                       typename KeyTraits<T>::Key* __restrict__ candidates) {
-  using Key = typename KeyTraits<T>::Key;
-  Key* slice = reinterpret_cast<Key*>(stage) + threadIdx.x / 32 * kStageKeys<T>;
-  const unsigned lane = threadIdx.x % 32;
-  unsigned fill = 0;  // keys in this warp's slice
+  T* slice = reinterpret_cast<T*>(stage) + threadIdx.x / 32 * kStageKeys<T>;
+  unsigned fill = 0;  // values in this warp's slice
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;  // bit u: values[u] is kept
     for_each_valid<kVisitItems<T>>(valid, [&](int u) {
-      const unsigned r = range_of(KeyTraits<T>::to_key(values[u]), entries);
-      if constexpr (kByteFlags) keep += static_cast<unsigned>(flags[r]) << u;  // bits apart: + is |
-      else keep |= static_cast<unsigned>(is_active(active, r)) << u;
+      keep += kept(range_of(KeyTraits<T>::to_key(values[u]), entries)) << u;  // bits apart: + is |
     });
-    const unsigned mine = __popc(keep);
-    unsigned before = mine;  // inclusive, then exclusive, sum of the warp's kept values by lane
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const unsigned below = __shfl_up_sync(0xffffffffu, before, d);
-      if (lane >= static_cast<unsigned>(d)) before += below;
-    }
-    const unsigned total = __shfl_sync(0xffffffffu, before, 31);
-    before -= mine;
+    unsigned total = 0;  // the warp's kept values; `before`: this lane's place among them
+    const unsigned before = warp_exclusive_sum(__popc(keep), total);
     if (total == 0) return;  // warp-uniform
     if (fill + total > kStageKeys<T>) {  // then fill != 0: total <= kStageKeys
       __syncwarp();
@@ -251,11 +248,20 @@ __device__ __forceinline__ void compact_active_ranges(const T* __restrict__ x, s
     unsigned at = fill + before;
 #pragma unroll
     for (int u = 0; u < kVisitItems<T>; ++u)
-      if (keep >> u & 1u) slice[at++] = KeyTraits<T>::to_key(values[u]);
+      if (keep >> u & 1u) slice[at++] = values[u];
     fill += total;
   });
   __syncwarp();
   if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
 }
 
+// The compacting read's keep tables (kept(r): 1 where range r is active, else 0).
+struct ByteKeep {  // a byte a range: one shared load and a multiply-add
+  const unsigned char* flags;
+  __device__ unsigned operator()(unsigned r) const { return flags[r]; }
+};
+struct BitKeep {  // bit words: an eighth of the bytes (the separate form's large tables)
+  const unsigned* active;
+  __device__ unsigned operator()(unsigned r) const { return is_active(active, r) ? 1u : 0u; }
+};
 }  // namespace robustfit::selection::cuda::detail::bands

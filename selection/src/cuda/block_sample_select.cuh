@@ -13,6 +13,7 @@
 #include "bracket_bookkeeping.hpp"
 #include "key_traits.cuh"
 #include "seed_common.cuh"
+#include "warp_scan.cuh"
 
 namespace robustfit::selection::cuda::detail::bracketing {
 
@@ -87,12 +88,8 @@ __device__ void select_two_ranks(const Key (&keys)[kItems], const unsigned (&wan
       unsigned mine[kPerLane], total = 0;
 #pragma unroll
       for (int j = 0; j < kPerLane; ++j) total += mine[j] = counts[lane * kPerLane + j];
-      unsigned inclusive = total;
-      for (int d = 1; d < 32; d *= 2) {
-        const unsigned other = __shfl_up_sync(0xffffffffu, inclusive, d);
-        if (lane >= d) inclusive += other;
-      }
-      unsigned below = inclusive - total;
+      unsigned all = 0;
+      unsigned below = warp_exclusive_sum(total, all);
       const unsigned rank = storage.rank[warp];
       const Key prefix_q = storage.prefix[warp];
       __syncwarp();
