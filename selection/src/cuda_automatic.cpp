@@ -8,7 +8,7 @@
 //   one rank, otherwise               -> radix (one cooperative launch up to 2^22 values)
 //   many ranks                       -> up to 3 ranks, of which up to loop_ranks(n) other than
 //                                       0 and n-1: the one-rank choice per rank; n >= kSampledMultiMinSize:
-//                                       sampled multiselection up to sampled_multi_max_ranks,
+//                                       sampled multiselection up to kSampledMultiMaxRanks,
 //                                       one sort beyond; smaller n: multi (bucketMultiSelect)
 //                                       for double or at most kMultiMaxFloatRanks float ranks,
 //                                       else one sort
@@ -50,10 +50,12 @@ constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort 
 // of one sort from 2^24 for floats (345 against 473 us; 2^26 0.65-0.69 against 1.50 ms; at 2^22
 // 211-218 against 195-198) and from 2^22 for doubles (273 against 406 us; at 2^20 235 against
 // 191); 10001 ranks: one sort everywhere (2^26 floats 1.55 against 2.5 ms). Below 2^20 values
-// the launches dominate (not measured since the band form).
+// the launches dominate (not measured since the band form). Since the band form's one launch
+// (below 2^26 values, up to 1024 ranks; bench/results/selection_band_sums_h200_2026-12-03, call
+// c), 1001 ranks are sampled ahead of one sort from 2^20 for both types: floats 2^20 96-104
+// against 119-120 us, 2^22 126-127 against 215-218; doubles 2^20 125-129 against 193-198.
 constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
-constexpr std::size_t kSampledMultiMaxFewRanks = 256;  // below the sizes just named
 
 // At most kLoopRanks ranks, of which at most loop_ranks(n) other than 0 and n - 1 (each of those
 // costs one reduction), are answered one at a time.
@@ -61,11 +63,6 @@ constexpr std::size_t kLoopRanks = 3;
 std::size_t loop_ranks(std::size_t n) {
   if (n < (std::size_t{1} << 22)) return 3;
   return n < (std::size_t{1} << 24) ? 2 : 1;
-}
-
-std::size_t sampled_multi_max_ranks(std::size_t n, bool is_double) {
-  const std::size_t from = std::size_t{1} << (is_double ? 22 : 24);
-  return n >= from ? kSampledMultiMaxRanks : kSampledMultiMaxFewRanks;
 }
 
 // Batched: the sampled bracket reads the matrix once where batched radix reads it 3 (float) or
@@ -96,7 +93,7 @@ Algorithm cuda_automatic_many(std::size_t n, std::span<const std::size_t> ks, bo
   if (ks.size() <= 1 || (ks.size() <= kLoopRanks && interior <= loop_ranks(n))) return Algorithm::automatic;
   const std::size_t count = ks.size();
   if (n >= kSampledMultiMinSize)
-    return count <= sampled_multi_max_ranks(n, is_double) ? Algorithm::sampled_multi : Algorithm::sort;
+    return count <= kSampledMultiMaxRanks ? Algorithm::sampled_multi : Algorithm::sort;
   return is_double || count <= kMultiMaxFloatRanks ? Algorithm::multi : Algorithm::sort;
 }
 

@@ -64,13 +64,10 @@ TEST(CudaAutomatic, FewRanksPerRankBelowSizesThatTheyNeed) {
 TEST(CudaAutomatic, ManyRanksByCountSizeAndType) {
   EXPECT_EQ(many(pow2(24), 1024, false), Algorithm::sampled_multi);
   EXPECT_EQ(many(pow2(24), 1025, false), Algorithm::sort);
-  EXPECT_EQ(many(pow2(24) - 1, 256, false), Algorithm::sampled_multi);
-  EXPECT_EQ(many(pow2(24) - 1, 257, false), Algorithm::sort);
-  EXPECT_EQ(many(pow2(22), 1024, true), Algorithm::sampled_multi);
-  EXPECT_EQ(many(pow2(22), 1025, true), Algorithm::sort);
-  EXPECT_EQ(many(pow2(22) - 1, 256, true), Algorithm::sampled_multi);
-  EXPECT_EQ(many(pow2(22) - 1, 257, true), Algorithm::sort);
-  EXPECT_EQ(many(pow2(20), 256, false), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(20), 1024, false), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(20), 1025, false), Algorithm::sort);
+  EXPECT_EQ(many(pow2(20), 1024, true), Algorithm::sampled_multi);
+  EXPECT_EQ(many(pow2(20), 1025, true), Algorithm::sort);
   EXPECT_EQ(many(pow2(20) - 1, 128, false), Algorithm::multi);
   EXPECT_EQ(many(pow2(20) - 1, 129, false), Algorithm::sort);
   EXPECT_EQ(many(pow2(20) - 1, 5000, true), Algorithm::multi);
