@@ -53,7 +53,9 @@ constexpr std::size_t kMultiMaxFloatRanks = 128;  // 1001 float ranks: one sort 
 // the launches dominate (not measured since the band form). Since the band form's one launch
 // (below 2^26 values, up to 1024 ranks; bench/results/selection_band_sums_h200_2026-12-03, call
 // c), 1001 ranks are sampled ahead of one sort from 2^20 for both types: floats 2^20 96-104
-// against 119-120 us, 2^22 126-127 against 215-218; doubles 2^20 125-129 against 193-198.
+// against 119-120 us, 2^22 126-127 against 215-218; doubles 2^20 125-129 against 193-198. On the
+// adversarial set at 2^22 (call e) within 7 % of one sort on ties, faster on few huge values,
+// slower on the bucket killer only (floats 284 against 182 us, doubles 442 against 397).
 constexpr std::size_t kSampledMultiMinSize = std::size_t{1} << 20;
 constexpr std::size_t kSampledMultiMaxRanks = 1024;
 
