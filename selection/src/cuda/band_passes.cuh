@@ -176,8 +176,9 @@ constexpr std::size_t compact_stage_bytes() {
 }
 
 // Writes a warp's `fill` staged values (warp-uniform) to their ranges' segments as keys: first
-// every round's atomic, then the writes (a key's range recomputed: fewer registers). Not inlined: the
-// read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its registers.
+// every round's atomic, then the writes (a key's range recomputed: fewer registers). Not
+// inlined: the read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its
+// registers.
 template <class T>
 __device__ __noinline__ void flush_stage(const T* slice, int fill, const unsigned* entries, unsigned* cursors,
                                          typename KeyTraits<T>::Key* __restrict__ candidates) {
@@ -264,4 +265,5 @@ struct BitKeep {  // bit words: an eighth of the bytes (the separate form's larg
   const unsigned* active;
   __device__ unsigned operator()(unsigned r) const { return is_active(active, r) ? 1u : 0u; }
 };
+
 }  // namespace robustfit::selection::cuda::detail::bands
