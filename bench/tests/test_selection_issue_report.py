@@ -1,6 +1,7 @@
 """bench/selection_issue_report.py on a small bench CSV and peers CSV written here: the targets'
 verdicts, the fastest peer (per rank count for many ranks; rows with errors skipped), the
-batched section's normal-like input, the 1001-against-101 rule, the adversarial ratio, and missing
+batched section's normal-like input, the 1001-against-101 rule, the adversarial ratio (medians,
+and many ranks where the adversarial set ran), and missing
 shapes and files reported rather than crashed on."""
 import csv
 import importlib.util
@@ -60,6 +61,9 @@ def test_verdicts_peers_and_adversarial_ratio(tmp_path, capsys):
         bench_row("multi", "auto", "float", "normal", "101 ranks", 1 << 24, 101, 0.6, auto_choice="sort"),
         bench_row("multi", "auto", "float", "uniform", "1001 ranks", n26, 1001, 1.25),
         bench_row("batched", "auto", "double", "normal-like", "512x2^20", 1 << 20, 1 << 19, 2.0),
+        bench_row("multi", "auto", "float", "uniform", "101 ranks", 1 << 22, 101, 0.060),
+        bench_row("multi", "auto", "float", "bucket_killer", "101 ranks", 1 << 22, 101, 0.270),
+        bench_row("multi", "auto", "float", "all_equal", "101 ranks", 1 << 22, 101, 0.150),
     ]
     peers = [
         {"section": "single", "peer": "torch.median", "type": "float", "shape": "2^20", "n": n20, "median_ms": 0.3,
@@ -87,8 +91,10 @@ def test_verdicts_peers_and_adversarial_ratio(tmp_path, capsys):
         "| ≤ 2 x the 101-rank time (1.000) | not met |")
     assert line_of(out.out, "batched, 512 x 2^20 double, k = n/2").endswith("| ≤ 2.400 | met |")
     assert "Not in this run: median, 2^28 float;" in out.out
-    adversarial = line_of(out.out, "float")
-    assert "50.0 µs (all_equal) | 2.50 | no |" in adversarial
+    assert "| median | float | 2^20 | 20.0 µs | 50.0 µs (all_equal) | 2.50 | no |" in out.out
+    # many ranks where the adversarial set ran (2^22), not where only uniform and normal did (2^24)
+    assert "| 101 | float | 2^22 | 60.0 µs | 0.270 (bucket_killer) | 4.50 | no |" in out.out
+    assert "| 101 | float | 2^24 |" not in out.out
 
 
 def test_unreadable_files_are_an_error_not_a_crash(tmp_path, capsys):
