@@ -254,7 +254,7 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
   std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
   if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
   // The band form's separate kernels, and its one cooperative launch at every size (the default:
-  // the one launch below 2^26 values).
+  // the one launch below 2^27 values, more than 128 ranks below 2^26).
   detail::SampledMultiParams p;
   p.band_one_launch_below = 0;
   variants.emplace_back("sampled-multi-separate", p);
@@ -329,7 +329,9 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
       RotatedInput<T> input(host);
       const double floor = floor_ms(input, options.runs);
       for (const std::size_t count : {2, 3, 5, 11, 101, 1001, 10001}) {
-        if ((log_n == 28 || adversarial) && count != 101 && !(adversarial && log_n == 22 && count == 1001)) continue;
+        const bool runs_here =
+            count == 101 || (!adversarial && log_n != 28) || (adversarial && log_n == 22 && count == 1001);
+        if (!runs_here) continue;
         const std::vector<std::size_t> ks = spaced_ranks(n, count);
         std::vector<T> expected(count), got(count);
         gpu::kth_smallest_many(input.copies[0], n, ks.data(), count, expected.data(),
