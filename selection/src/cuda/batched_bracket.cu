@@ -141,11 +141,6 @@ __device__ __forceinline__ unsigned long long claim(unsigned count, unsigned lon
   return __shfl_sync(0xffffffffu, first, 0);
 }
 
-__device__ __forceinline__ void add_block_total(unsigned value, unsigned long long* shared_total) {
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
-  if (threadIdx.x % 32 == 0 && value != 0) atomicAdd(shared_total, static_cast<unsigned long long>(value));
-}
-
 // Step 2: grid = columns x slices. Each block reads its slice of its column as 16-byte vectors
 // (block-uniform steps, so every warp reaches the warp scans); the first warp of slice 0 also
 // reads the column's unaligned head and its tail (fewer than one vector each).
@@ -207,10 +202,10 @@ __global__ __launch_bounds__(kPassThreads) void bracket_pass(const T* __restrict
     if (keep && position < capacity) region[position] = v;
   }
   __syncthreads();  // totals[] cleared
-  add_block_total(tally.below, &totals[0]);
-  add_block_total(tally.equal_lo, &totals[1]);
-  add_block_total(tally.equal_hi, &totals[2]);
-  add_block_total(tally.nans, &totals[3]);
+  add_warp_sum(tally.below, &totals[0]);
+  add_warp_sum(tally.equal_lo, &totals[1]);
+  add_warp_sum(tally.equal_hi, &totals[2]);
+  add_warp_sum(tally.nans, &totals[3]);
   __syncthreads();
   if (threadIdx.x < 4 && totals[threadIdx.x] != 0) {
     unsigned long long* fields[4] = {&state.below, &state.equal_lo, &state.equal_hi, &state.nans};

@@ -40,12 +40,6 @@ __device__ __forceinline__ bool classify(T v, T lo, T hi, Tally& tally) {
   return inside;
 }
 
-__device__ __forceinline__ void add_warp_total(unsigned value, unsigned long long* total) {
-  unsigned long long wide = value;
-  for (int offset = 16; offset > 0; offset /= 2) wide += __shfl_down_sync(0xffffffffu, wide, offset);
-  if (threadIdx.x % 32 == 0 && wide != 0) atomicAdd(total, wide);
-}
-
 // The finishing radix's first digit of the buffer's values (kept ones and padding), counted where
 // they are placed (the finish then starts at its second digit: one read of the buffer fewer).
 // The digit is radix_select_in_range's over key - key(lo): the top kDigitBits of the span's bit
@@ -244,11 +238,11 @@ __device__ __forceinline__ void bracket_pass_body(const T* __restrict__ x, std::
   }
   chunk.pad(buffer, capacity, hi, digit);
   if (kClosed) tally.below = 0u - below_mask_sum;
-  add_warp_total(tally.below, &state->below);
-  add_warp_total(tally.equal_lo, &state->equal_lo);
-  add_warp_total(tally.equal_hi, &state->equal_hi);
-  add_warp_total(tally.inside, &state->inside);
-  add_warp_total(tally.nans, &state->nans);
+  add_warp_sum(tally.below, &state->below);
+  add_warp_sum(tally.equal_lo, &state->equal_lo);
+  add_warp_sum(tally.equal_hi, &state->equal_hi);
+  add_warp_sum(tally.inside, &state->inside);
+  add_warp_sum(tally.nans, &state->nans);
 }
 
 // A thread's row of shared memory in the pass: a step's values (odd float rows: no bank conflicts).

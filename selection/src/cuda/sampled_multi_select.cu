@@ -253,8 +253,7 @@ struct RunCounter {
 // block's own counts stored where the segmented compaction wants them.
 __device__ void finish_counting(unsigned nans, Status* status, const unsigned* counters, int buckets,
                                 unsigned long long* global_counts, unsigned* block_counts) {
-  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
-  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+  add_warp_sum(nans, &status->nans);
   seed::flush_counts(counters, buckets, global_counts);
   if (block_counts)
     for (int b = threadIdx.x; b < buckets; b += blockDim.x) block_counts[std::size_t{blockIdx.x} * buckets + b] = counters[b];
