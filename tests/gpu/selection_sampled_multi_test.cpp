@@ -289,42 +289,42 @@ TEST(GpuSampledMulti, UnalignedInput) {
   for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << ks[i];
 }
 
-// The band table alone: it answers smooth inputs exactly and hands ties and spans it cannot
-// split to the edges (all equal, {1, 2} with 95 % ones, a normal of width 1 around 1000, whose
-// values share one exponent band).
+// The band table alone: it answers smooth inputs exactly; on ties and spans its table cannot
+// split (all equal, {1, 2} with 95 % ones, a normal of width 1 around 1000, whose values share
+// one exponent band) the one launch refines the crowded ranges and answers, the separate kernels
+// hand the call to the edges.
 template <class T>
 void expect_band_answers_or_declines() {
   gpu::Workspace workspace;
   const std::size_t n = (std::size_t{1} << 22) + 7;
   std::vector<std::size_t> ks(101);
   for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 100;
-  // The one launch (the default at this size) and the separate kernels decide alike.
+  // The one launch (the default at this size), then the separate kernels.
   auto run = [&](const std::vector<T>& values, const char* label) {
     DeviceVector<T> device(values);
-    std::vector<T> got(ks.size());
+    std::vector<T> got(ks.size()), sorted = values;
+    std::sort(sorted.begin(), sorted.end());
     std::vector<detail::BandOutcome> outcomes;
     for (const detail::SampledMultiParams& params : {detail::SampledMultiParams{}, separate({})}) {
       outcomes.push_back(detail::band_multi_select<T>(device.get(), n, ks.data(), ks.size(), got.data(), params,
                                                       workspace, nullptr));
-      if (outcomes.back() == detail::BandOutcome::answered) {
-        std::vector<T> sorted = values;
-        std::sort(sorted.begin(), sorted.end());
+      if (outcomes.back() == detail::BandOutcome::answered)
         for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << label << " k=" << ks[i];
-      }
     }
-    EXPECT_EQ(outcomes[0], outcomes[1]) << label << ": the one launch and the separate kernels differ";
-    return outcomes[0];
+    return outcomes;
   };
+  using Outcomes = std::vector<detail::BandOutcome>;
+  const Outcomes both_answer{detail::BandOutcome::answered, detail::BandOutcome::answered};
+  const Outcomes refined{detail::BandOutcome::answered, detail::BandOutcome::use_edges};
   for (const Distribution d : {Distribution::uniform, Distribution::normal, Distribution::cauchy})
     EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 41), std::string(robustfit::data::to_string(d)).c_str()),
-              detail::BandOutcome::answered)
+              both_answer)
         << robustfit::data::to_string(d);
   for (const Distribution d : {Distribution::all_equal, Distribution::two_values_95})
-    EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 42), "ties"), detail::BandOutcome::use_edges)
-        << robustfit::data::to_string(d);
+    EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 42), "ties"), refined) << robustfit::data::to_string(d);
   std::vector<T> narrow = robustfit::data::make_distribution<T>(Distribution::normal, n, 43);
   for (T& v : narrow) v = T(1000) + v;
-  EXPECT_EQ(run(narrow, "narrow normal"), detail::BandOutcome::use_edges);
+  EXPECT_EQ(run(narrow, "narrow normal"), refined);
 }
 
 TEST(GpuSampledMulti, BandTableAnswersSmoothInputsAndDeclinesTies) {
@@ -333,7 +333,7 @@ TEST(GpuSampledMulti, BandTableAnswersSmoothInputsAndDeclinesTies) {
   expect_band_answers_or_declines<double>();
 }
 
-// The one launch alone: it answers exactly, reports NaN, hands ties to the edges, and declines
+// The one launch alone: it answers exactly (ties too: band_refine.cuh), reports NaN, and declines
 // (nullopt: the separate kernels answer) past its ranks, its size limit and its buffer.
 template <class T>
 void expect_one_launch_answers_or_declines() {
@@ -366,14 +366,75 @@ void expect_one_launch_answers_or_declines() {
   std::vector<T> with_nan = values;
   with_nan[n - 1] = std::numeric_limits<T>::quiet_NaN();
   EXPECT_EQ(one_launch({0, n / 2}, {}, DeviceVector<T>(with_nan)), detail::BandOutcome::nan);
-  const auto ties = robustfit::data::make_distribution<T>(Distribution::two_values_95, n, 63);
-  EXPECT_EQ(one_launch({0, n / 2}, {}, DeviceVector<T>(ties)), detail::BandOutcome::use_edges);
 }
 
 TEST(GpuSampledMulti, OneLaunchAnswersOrDeclines) {
   ROBUSTFIT_REQUIRE_CUDA_DEVICE();
   expect_one_launch_answers_or_declines<float>();
   expect_one_launch_answers_or_declines<double>();
+}
+
+// The one launch's refinement of crowded ranges (band_refine.cuh), each split kind against a
+// sort: the tie split (all equal; {1, 2} with 95 % ones; 16 distinct values; 30 % of the values
+// 1.5 among uniform ones in [1, 2), with the ranks just below and above the tie, which fall in
+// the cells beside it); the even split (the bucket killer: n - 65 values in 2^-32 [1, 1 + 2^-10);
+// 4096 keys above 1, one ulp apart for floats (cells one key wide: answered without copying),
+// 2^28 ulps for doubles; a normal of width 1 around 1000); more crowded ranges than it has slots
+// (400 distinct values, 1001 ranks): the edges answer.
+template <class T>
+void expect_one_launch_refines() {
+  gpu::Workspace workspace;
+  const std::size_t n = (std::size_t{1} << 21) + 3;
+  std::vector<std::size_t> ks(101);
+  for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 100;
+  ks.push_back(n / 2 + 1);
+  auto one_launch = [&](const std::vector<T>& values, const std::vector<std::size_t>& ranks, const std::string& label) {
+    DeviceVector<T> device(values);
+    std::vector<T> got(ranks.size());
+    const auto outcome = detail::band_multi_select_one_launch<T>(device.get(), n, ranks.data(), ranks.size(),
+                                                                 got.data(), {}, workspace, nullptr);
+    if (outcome == detail::BandOutcome::answered) {
+      std::vector<T> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(got[i], sorted[ranks[i]]) << label << " k=" << ranks[i];
+    }
+    return outcome;
+  };
+  auto make = [&](Distribution d, std::size_t distinct = 16) {
+    return robustfit::data::make_distribution<T>(d, n, 71, distinct);
+  };
+  for (const Distribution d : {Distribution::all_equal, Distribution::two_values_95, Distribution::distinct_d,
+                               Distribution::bucket_killer})
+    EXPECT_EQ(one_launch(make(d), ks, std::string(robustfit::data::to_string(d))), detail::BandOutcome::answered)
+        << robustfit::data::to_string(d);
+  std::mt19937_64 rng(72);
+  std::vector<T> tie_among = make(Distribution::uniform);
+  for (T& v : tie_among) v = rng() % 10 < 3 ? T(1.5) : T(1) + v;
+  const auto below_tie = static_cast<std::size_t>(std::count_if(tie_among.begin(), tie_among.end(),
+                                                                [](T v) { return v < T(1.5); }));
+  const auto to_tie_end = static_cast<std::size_t>(std::count_if(tie_among.begin(), tie_among.end(),
+                                                                 [](T v) { return v <= T(1.5); }));
+  std::vector<std::size_t> around_tie = ks;
+  around_tie.insert(around_tie.end(), {below_tie - 2, below_tie - 1, below_tie, to_tie_end - 1, to_tie_end,
+                                       to_tie_end + 1});
+  EXPECT_EQ(one_launch(tie_among, around_tie, "a tie among uniform values"), detail::BandOutcome::answered);
+  const T step = std::numeric_limits<T>::epsilon() * (sizeof(T) == 4 ? T(1) : T(1 << 28));
+  std::vector<T> close(n);
+  for (T& v : close) v = T(1) + T(rng() % 4096) * step;
+  EXPECT_EQ(one_launch(close, ks, "4096 close keys"), detail::BandOutcome::answered);
+  std::vector<T> narrow = make(Distribution::normal);
+  for (T& v : narrow) v = T(1000) + v;
+  EXPECT_EQ(one_launch(narrow, ks, "narrow normal"), detail::BandOutcome::answered);
+  std::vector<std::size_t> many(1001);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = i * (n - 1) / 1000;
+  EXPECT_EQ(one_launch(make(Distribution::distinct_d, 400), many, "400 distinct values"),
+            detail::BandOutcome::use_edges);
+}
+
+TEST(GpuSampledMulti, OneLaunchRefinesCrowdedRanges) {
+  ROBUSTFIT_REQUIRE_CUDA_DEVICE();
+  expect_one_launch_refines<float>();
+  expect_one_launch_refines<double>();
 }
 
 template <class T>

@@ -126,8 +126,7 @@ __global__ __launch_bounds__(kPassThreads) void count_bands(const T* __restrict_
   seed::flush_counts(counters, total, plan->counts);
   unsigned* mine = block_counts + std::size_t(blockIdx.x) * kBandMaxRanges;
   for (int r = threadIdx.x; r < total; r += blockDim.x) mine[r] = counters[r];
-  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
-  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&status->nans, static_cast<unsigned long long>(nans));
+  add_warp_sum(nans, &status->nans);
 }
 
 // Exclusive prefix sums of values(r), r < total, into out[0..total] (one block of kPlanThreads),
@@ -276,9 +275,9 @@ __global__ __launch_bounds__(kPassThreads) void compact_bands(const T* __restric
   }
   __syncthreads();
   if constexpr (kByteFlags)
-    bands::compact_active_ranges<T>(x, n, entries, bands::ByteKeep{flags}, cursors, stage_bytes, candidates);
+    bands::compact_active_ranges<T>(x, n, bands::RangeCells{entries}, bands::ByteKeep{flags}, cursors, stage_bytes, candidates);
   else
-    bands::compact_active_ranges<T>(x, n, entries, bands::BitKeep{active}, cursors, stage_bytes, candidates);
+    bands::compact_active_ranges<T>(x, n, bands::RangeCells{entries}, bands::BitKeep{active}, cursors, stage_bytes, candidates);
 }
 
 // Step 6 (a block per rank): the rank within its range's segment.

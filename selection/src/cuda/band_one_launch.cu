@@ -4,21 +4,25 @@
 // plan, reads and finish (band_passes.cuh, segment_select.cuh), and so the same answers:
 //  1. Every block draws its share of the sample (the positions multi::draw_sample draws, into the
 //     same slot, so that the edges can take it over) and zeroes its share of the range counters;
-//     each thread of a block loads one wanted rank from pinned host memory. grid.sync().
+//     the ranks come in the kernel's parameter. grid.sync().
 //  2. Every block plans the ranges from the whole sample alike (bands::plan_ranges), so all
-//     blocks hold the same table and verdict with no further wait.
-//  3. The counting read: a block's counts added to the global ones and kept per block.
-//     grid.sync().
+//     blocks hold the same table with no further wait.
+//  3. The counting read (warp-aggregated atomics where the sample shows a range holding a long
+//     run: ties would serialise one counter): a block's counts added to the global ones and kept
+//     per block. grid.sync().
 //  4. Every block alike: the prefix sums of the range counts in its shared memory, each rank's
-//     range, the active ranges and their segments; then the block's own cursor in each active
-//     range (the earlier blocks' counts of it added up).
-//  5. The compacting read at those cursors. grid.sync().
+//     range. Ranges crowded far beyond the plan (ties, narrow spans) are split into cells by one
+//     more counting read (band_refine.cuh; grid.sync()). A rank whose range or cell is one key
+//     wide has its answer; the others' ranges and cells are copied: their segments, then the
+//     block's own cursor in each (the earlier blocks' counts of it added up).
+//  5. The compacting read at those cursors (none where nothing is copied). grid.sync().
 //  6. A block per rank selects it within its segment and writes the answer to pinned host
 //     memory; block 0 writes the status.
 // Per call: 1 cooperative launch, 1 host synchronisation, no copies, no memset (the separate
 // kernels: 7 launches, 2 copies). Declined (the separate kernels answer): more than
 // kOneLaunchMaxRanks ranks, a table of more than kOneLaunchRanges ranges, more candidates than
-// its buffer, a device without cooperative launch.
+// its buffer, a device without cooperative launch. The edges answer where more than
+// bands::kMaxRefined ranges are crowded or their cells do not fit.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -28,6 +32,7 @@
 
 #include "band_passes.cuh"
 #include "band_ranges.hpp"
+#include "band_refine.cuh"
 #include "cuda_check.cuh"
 #include "dynamic_shared_memory.cuh"
 #include "key_traits.cuh"
@@ -54,11 +59,11 @@ static_assert(segments::kSelectThreads == kBandThreads, "the finish runs in the 
 constexpr int kOneLaunchRanges = 12288;
 constexpr int kOneLaunchWanted = 4096;
 constexpr int kOneLaunchPlanSample = 8192;
-// The verdict compares a wanted rank's expected values with n / 1024 (the separate kernels, with
-// 16384 keys for ~8192 ranges: n / 2048): 8192 keys for ~4096 ranges put one to three in a
-// range, and the size-biased count of a few ranks' ranges crossed n / 2048 by chance (H200,
-// 2^22 uniform floats, 11 ranks: the edges answered, 0.19 against 0.10 ms).
-constexpr double kOneLaunchEdgesCompared = 1024;
+// A rank's range is crowded, and split by the refinement (band_refine.cuh), where it holds more
+// than n / kCrowdedShare values and more than one key: 8 x the ~n / 4096 the table plans, which
+// smooth inputs stay below (a band's ranges share its values within ~2 x) and ties and narrow
+// spans exceed by far (the bucket killer n / 4, 16 distinct values n / 16).
+constexpr std::size_t kCrowdedShare = 512;
 constexpr int kScanItems = (kOneLaunchRanges + 1 + kBandThreads - 1) / kBandThreads;
 
 enum Status : int { kPending = 0, kAnswered = 1, kNan = 2, kUseEdges = 3, kDeclined = 4 };
@@ -86,15 +91,18 @@ struct Result {
 };
 
 // Dynamic shared memory: the ranks and what step 4 finds for each, the table, the cursors and
-// flags of step 4-5, then one region each step uses in turn (the plan's tally, the block's
-// counters, the prefix sums, the compaction's slices, the finish's digit counts).
+// flags of step 4-5, the refinement's slots, then one region each step uses in turn (the plan's
+// tally, the block's counters, the prefix sums, the compaction's slices, the finish's digit
+// counts).
 template <class T>
 struct Layout {
   using Key = typename KeyTraits<T>::Key;
   static constexpr std::size_t align(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
   static constexpr std::size_t ranks = 0;
-  static constexpr std::size_t rank_range = ranks + align(sizeof(std::size_t) * kOneLaunchMaxRanks);
-  static constexpr std::size_t rank_within = rank_range + align(sizeof(unsigned) * kOneLaunchMaxRanks);
+  static constexpr std::size_t rank_cell = ranks + align(sizeof(std::size_t) * kOneLaunchMaxRanks);
+  static constexpr std::size_t rank_low = rank_cell + align(sizeof(unsigned) * kOneLaunchMaxRanks);
+  static constexpr std::size_t rank_top = rank_low + align(sizeof(Key) * kOneLaunchMaxRanks);
+  static constexpr std::size_t rank_within = rank_top + align(sizeof(int) * kOneLaunchMaxRanks);
   static constexpr std::size_t rank_start = rank_within + align(sizeof(unsigned) * kOneLaunchMaxRanks);
   static constexpr std::size_t rank_length = rank_start + align(sizeof(unsigned) * kOneLaunchMaxRanks);
   static constexpr std::size_t active_list = rank_length + align(sizeof(unsigned) * kOneLaunchMaxRanks);
@@ -102,7 +110,10 @@ struct Layout {
   static constexpr std::size_t entries = active_start + align(sizeof(unsigned) * kOneLaunchMaxRanks);
   static constexpr std::size_t cursors = entries + align(sizeof(unsigned) * bands::band_count<Key>());
   static constexpr std::size_t flags = cursors + align(sizeof(unsigned) * kOneLaunchRanges);
-  static constexpr std::size_t work = flags + align(kOneLaunchRanges);
+  static constexpr std::size_t slot_of = flags + align(kOneLaunchRanges);
+  static constexpr std::size_t slots = slot_of + align(kOneLaunchRanges);
+  static constexpr std::size_t tallies = slots + align(sizeof(bands::RefineSlot<Key>) * bands::kMaxRefined);
+  static constexpr std::size_t work = tallies + align(3 * sizeof(unsigned) * bands::kMaxRefined);
   static constexpr std::size_t work_bytes = std::max({bands::compact_stage_bytes<T>(),
                                                       sizeof(unsigned) * (kOneLaunchRanges + 1),
                                                       sizeof(segments::SelectShared)});
@@ -181,11 +192,24 @@ __device__ __noinline__ unsigned count_read(const T* __restrict__ x, std::size_t
                                             unsigned* counters) {
   return bands::count_ranges(x, n, entries, counters);
 }
+// Where the sample shows long runs in one range: a warp's values of one range add once.
 template <class T>
-__device__ __noinline__ void compact_read(const T* __restrict__ x, std::size_t n, const unsigned* entries,
+__device__ __noinline__ unsigned count_read_aggregated(const T* __restrict__ x, std::size_t n,
+                                                       const unsigned* entries, unsigned* counters) {
+  return bands::count_cells_aggregated(x, n, bands::RangeCells{entries}, 0, counters);
+}
+// The refinement's read: the values of split ranges counted in their cells (from `total` on).
+template <class T>
+__device__ __noinline__ void refine_read(const T* __restrict__ x, std::size_t n,
+                                         bands::RefinedCells<typename KeyTraits<T>::Key> cells, unsigned total,
+                                         unsigned* counters) {
+  bands::count_cells_aggregated(x, n, cells, total, counters);
+}
+template <class T, class Cells>
+__device__ __noinline__ void compact_read(const T* __restrict__ x, std::size_t n, Cells cells,
                                           const unsigned char* flags, unsigned* cursors, unsigned char* stage,
                                           typename KeyTraits<T>::Key* __restrict__ candidates) {
-  bands::compact_active_ranges<T>(x, n, entries, bands::ByteKeep{flags}, cursors, stage, candidates);
+  bands::compact_active_ranges<T>(x, n, cells, bands::ByteKeep{flags}, cursors, stage, candidates);
 }
 
 // The counters' copy into shared memory, a thread's loads in flight together.
@@ -205,6 +229,115 @@ __device__ void load_counts(const Control* control, unsigned total, unsigned* ou
   __syncthreads();
 }
 
+// The block's views of its dynamic shared memory (Layout).
+template <class T>
+struct SharedViews {
+  using Key = typename KeyTraits<T>::Key;
+  using L = Layout<T>;
+  explicit __device__ SharedViews(unsigned char* shared)
+      : ranks(reinterpret_cast<std::size_t*>(shared + L::ranks)),
+        rank_cell(reinterpret_cast<unsigned*>(shared + L::rank_cell)),
+        rank_low(reinterpret_cast<Key*>(shared + L::rank_low)),
+        rank_top(reinterpret_cast<int*>(shared + L::rank_top)),
+        rank_within(reinterpret_cast<unsigned*>(shared + L::rank_within)),
+        rank_start(reinterpret_cast<unsigned*>(shared + L::rank_start)),
+        rank_length(reinterpret_cast<unsigned*>(shared + L::rank_length)),
+        active_list(reinterpret_cast<unsigned*>(shared + L::active_list)),
+        active_start(reinterpret_cast<unsigned*>(shared + L::active_start)),
+        entries(reinterpret_cast<unsigned*>(shared + L::entries)),
+        cursors(reinterpret_cast<unsigned*>(shared + L::cursors)),
+        flags(shared + L::flags),
+        slot_of(shared + L::slot_of),
+        slots(reinterpret_cast<bands::RefineSlot<Key>*>(shared + L::slots)),
+        tallies{reinterpret_cast<unsigned*>(shared + L::tallies),
+                reinterpret_cast<unsigned*>(shared + L::tallies) + bands::kMaxRefined,
+                reinterpret_cast<unsigned*>(shared + L::tallies) + 2 * bands::kMaxRefined},
+        work(shared + L::work) {}
+  std::size_t* ranks;     // the wanted ranks
+  unsigned* rank_cell;    // each rank's range, or its cell where the range is split
+  Key* rank_low;          // the cell's smallest key
+  int* rank_top;          // the bit width of the cell's keys minus rank_low (0: one key, the answer)
+  unsigned* rank_within;  // the rank within its cell
+  unsigned* rank_start;   // its segment's start among the candidates
+  unsigned* rank_length;  // its cell's values
+  unsigned* active_list;  // the cells copied, in the order of their first ranks
+  unsigned* active_start;
+  unsigned* entries;  // the band table
+  unsigned* cursors;
+  unsigned char* flags;    // 1: the cell is copied
+  unsigned char* slot_of;  // per range: 0, or 1 + its refinement slot
+  bands::RefineSlot<Key>* slots;
+  bands::SplitTallies tallies;
+  unsigned char* work;
+};
+
+using BlockScanTemp = typename cub::BlockScan<unsigned, kBandThreads>::TempStorage;
+
+// Step 4's refinement (band_refine.cuh), in every block alike: the crowded ranges of the ranks
+// get slots (in the order of their first ranks) and splits, one more read counts their cells,
+// and their ranks move to their cells. The work region then holds the prefix sums of all cells'
+// counts. Returns the cells in all (the table's ranges and the split ranges' cells), 0 where the
+// splits do not fit (the edges answer).
+template <class T>
+__device__ unsigned refine_crowded_ranges(const T* __restrict__ x, std::size_t n, int count, unsigned total,
+                                          const typename KeyTraits<T>::Key* sample, int plan_sample,
+                                          Control* control, unsigned* row, const SharedViews<T>& v,
+                                          BlockScanTemp& scan, cooperative_groups::grid_group& grid) {
+  using Key = typename KeyTraits<T>::Key;
+  const unsigned long long crowded_above = n / kCrowdedShare;
+  auto crowded = [&](int i) { return v.rank_length[i] > crowded_above && v.rank_top[i] != 0; };
+  for (int i = threadIdx.x; i < count; i += kBandThreads)
+    if (crowded(i)) atomicMin(&v.cursors[v.rank_cell[i]], static_cast<unsigned>(i));
+  __syncthreads();
+  const int t = static_cast<int>(threadIdx.x);
+  const bool owner = t < count && crowded(t) && v.cursors[v.rank_cell[t]] == static_cast<unsigned>(t);
+  unsigned slot = 0, slot_count = 0;
+  cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(owner ? 1u : 0u, slot, slot_count);
+  if (slot_count > static_cast<unsigned>(bands::kMaxRefined)) return 0;
+  if (owner) {
+    const unsigned r = v.rank_cell[t];
+    v.slot_of[r] = static_cast<unsigned char>(slot + 1);
+    v.slots[slot].low = v.rank_low[t];
+    v.slots[slot].range_shift = bands::band_shift(v.entries[bands::band_of_range<Key>(r, v.entries)]);
+  }
+  __syncthreads();
+  const unsigned added = bands::choose_splits(sample, plan_sample, v.entries, v.slot_of, static_cast<int>(slot_count),
+                                              v.slots, v.tallies, total, kOneLaunchRanges - total, scan);
+  if (added == 0) return 0;
+  const unsigned cells = total + added;
+  auto* counters = reinterpret_cast<unsigned*>(v.work);
+  for (unsigned c = total + threadIdx.x; c < cells; c += kBandThreads) counters[c] = 0;
+  __syncthreads();
+  refine_read<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, total, counters);
+  __syncthreads();
+  for (unsigned c = total + threadIdx.x; c < cells; c += kBandThreads) {
+    const unsigned k = counters[c];
+    row[c] = k;
+    if (k != 0) atomicAdd(&control->counts[c], k);
+  }
+  grid.sync();
+  unsigned* before = counters;
+  load_counts(control, cells, before);
+  block_prefix_sums(cells, [before](unsigned c) { return before[c]; }, before, scan);
+  for (int i = t; i < count; i += kBandThreads) {
+    const unsigned s = v.slot_of[v.rank_cell[i]];
+    if (s == 0) continue;
+    const bands::RefineSlot<Key>& split = v.slots[s - 1];
+    const unsigned first = split.first_cell;
+    const unsigned at = before[first] + v.rank_within[i];
+    const unsigned c = first + static_cast<unsigned>(multi::bucket_of_rank(
+                                   before + first, static_cast<int>(bands::refined_cells(split)), at));
+    v.rank_cell[i] = c;
+    v.rank_within[i] = at - before[c];
+    v.rank_length[i] = before[c + 1] - before[c];
+    const bands::CellBounds<Key> bounds = bands::refined_cell_bounds(c, split);
+    v.rank_low[i] = bounds.low;
+    v.rank_top[i] = segments::bit_width<Key>(bounds.span);
+  }
+  __syncthreads();
+  return cells;
+}
+
 // One block of kBandThreads an SM: the reads need the 64 registers a thread.
 template <class T, int kRanks>
 __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
@@ -214,20 +347,9 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
     typename KeyTraits<T>::Key* __restrict__ candidates, unsigned long long capacity, Result* result, T* answers,
     std::uint64_t* stamps) {
   using Key = typename KeyTraits<T>::Key;
-  using L = Layout<T>;
   extern __shared__ __align__(16) unsigned char shared[];
-  auto* wanted_ranks = reinterpret_cast<std::size_t*>(shared + L::ranks);
-  auto* rank_range = reinterpret_cast<unsigned*>(shared + L::rank_range);
-  auto* rank_within = reinterpret_cast<unsigned*>(shared + L::rank_within);
-  auto* rank_start = reinterpret_cast<unsigned*>(shared + L::rank_start);
-  auto* rank_length = reinterpret_cast<unsigned*>(shared + L::rank_length);
-  auto* active_list = reinterpret_cast<unsigned*>(shared + L::active_list);
-  auto* active_start = reinterpret_cast<unsigned*>(shared + L::active_start);
-  auto* entries = reinterpret_cast<unsigned*>(shared + L::entries);
-  auto* cursors = reinterpret_cast<unsigned*>(shared + L::cursors);
-  auto* flags = shared + L::flags;
-  unsigned char* work = shared + L::work;
-  __shared__ typename cub::BlockScan<unsigned, kBandThreads>::TempStorage scan;
+  const SharedViews<T> v(shared);
+  __shared__ BlockScanTemp scan;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   int phase = 0;  // phase_stamps.cuh
   stamp_phase(stamps, phase++);
@@ -235,8 +357,8 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   // 1. The ranks into shared memory (the plan and step 4 read them there: read through a pointer
   // into the parameter, the plan's pass over them took ~6 us, H200), the sample's share, the
   // zeroed counters.
-  if (static_cast<int>(threadIdx.x) < count) wanted_ranks[threadIdx.x] = ranks.k[threadIdx.x];
-  for (int r = threadIdx.x; r < kOneLaunchRanges; r += kBandThreads) flags[r] = 0;
+  if (static_cast<int>(threadIdx.x) < count) v.ranks[threadIdx.x] = ranks.k[threadIdx.x];
+  for (int r = threadIdx.x; r < kOneLaunchRanges; r += kBandThreads) v.flags[r] = 0, v.slot_of[r] = 0;
   const int per_block = (sample_size + gridDim.x - 1) / gridDim.x;
   for (int i = blockIdx.x * per_block + threadIdx.x; i < min(sample_size, (blockIdx.x + 1) * per_block);
        i += kBandThreads)
@@ -248,20 +370,21 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   grid.sync();
   stamp_phase(stamps, phase++);
 
-  // 2. The plan, in every block alike, from the sample's first plan_sample keys.
+  // 2. The plan, in every block alike, from the sample's first plan_sample keys (no verdict on the
+  // ranks: crowded ranges are refined in step 4).
   const bands::PlanVerdict verdict = bands::plan_ranges<Key, kOneLaunchRanges>(
-      sample, plan_sample, wanted, wanted_ranks, static_cast<std::size_t>(count), n, reinterpret_cast<unsigned*>(work),
-      entries, kOneLaunchEdgesCompared, [&] { stamp_phase(stamps, phase++); });
+      sample, plan_sample, wanted, v.ranks, static_cast<std::size_t>(count), n, reinterpret_cast<unsigned*>(v.work),
+      v.entries, bands::kNoRankVerdict, [&] { stamp_phase(stamps, phase++); });
   if (verdict.total > static_cast<unsigned>(kOneLaunchRanges)) return write_status(result, kDeclined, 0, 0);
-  if (verdict.use_edges) return write_status(result, kUseEdges, 0, 0);
   const unsigned total = verdict.total;
   stamp_phase(stamps, phase++);
 
   // 3. The counting read.
-  auto* counters = reinterpret_cast<unsigned*>(work);
+  auto* counters = reinterpret_cast<unsigned*>(v.work);
   for (unsigned r = threadIdx.x; r < total; r += kBandThreads) counters[r] = 0;
   __syncthreads();
-  unsigned nans = count_read(x, n, entries, counters);
+  unsigned nans = verdict.long_runs ? count_read_aggregated(x, n, v.entries, counters)
+                                    : count_read(x, n, v.entries, counters);
   __syncthreads();
   stamp_phase(stamps, phase++);
   unsigned* row = block_counts + std::size_t(blockIdx.x) * kOneLaunchRanges;
@@ -270,69 +393,89 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
     row[r] = c;
     if (c != 0) atomicAdd(&control->counts[r], c);
   }
-  for (int offset = 16; offset > 0; offset /= 2) nans += __shfl_down_sync(0xffffffffu, nans, offset);
-  if (threadIdx.x % 32 == 0 && nans != 0) atomicAdd(&control->nans, static_cast<unsigned long long>(nans));
+  add_warp_sum(nans, &control->nans);
   stamp_phase(stamps, phase++);
   grid.sync();
   stamp_phase(stamps, phase++);
   const unsigned long long all_nans = __ldcg(&control->nans);
   if (all_nans != 0) return write_status(result, kNan, all_nans, 0);
 
-  // 4. Each rank's range and segment, in every block alike.
-  auto* before = reinterpret_cast<unsigned*>(work);
+  // 4. Each rank's range, in every block alike; crowded ranges split into cells (one more read).
+  auto* before = reinterpret_cast<unsigned*>(v.work);
   load_counts(control, total, before);
   block_prefix_sums(total, [before](unsigned r) { return before[r]; }, before, scan);
+  bool crowded = false;
   for (int i = threadIdx.x; i < count; i += kBandThreads) {
-    const int r = multi::bucket_of_rank(before, static_cast<int>(total), wanted_ranks[i]);
-    rank_range[i] = static_cast<unsigned>(r);
-    rank_within[i] = static_cast<unsigned>(wanted_ranks[i] - before[r]);
-    rank_length[i] = before[r + 1] - before[r];
-    flags[r] = 1;
-    cursors[r] = ~0u;  // for the owners' election below
+    const int r = multi::bucket_of_rank(before, static_cast<int>(total), v.ranks[i]);
+    v.rank_cell[i] = static_cast<unsigned>(r);
+    v.rank_within[i] = static_cast<unsigned>(v.ranks[i] - before[r]);
+    v.rank_length[i] = before[r + 1] - before[r];
+    v.rank_low[i] = bands::range_low<Key>(static_cast<unsigned>(r), v.entries);
+    v.rank_top[i] = segments::bit_width<Key>(bands::range_span<Key>(static_cast<unsigned>(r), v.entries));
+    v.cursors[r] = ~0u;  // for the elections of refine_crowded_ranges
+    crowded = crowded || (v.rank_length[i] > n / kCrowdedShare && v.rank_top[i] != 0);
   }
+  unsigned cells = total;
+  if (__syncthreads_or(crowded)) {
+    cells = refine_crowded_ranges<T>(x, n, count, total, sample, plan_sample, control, row, v, scan, grid);
+    if (cells == 0) return write_status(result, kUseEdges, 0, 0);
+  }
+  // A cell one key wide answers its ranks at once; the others are copied.
+  for (int i = threadIdx.x; i < count; i += kBandThreads)
+    if (v.rank_top[i] != 0) v.flags[v.rank_cell[i]] = 1, v.cursors[v.rank_cell[i]] = ~0u;
   __syncthreads();
   stamp_phase(stamps, phase++);
   const unsigned candidate_count = block_prefix_sums(
-      total, [&](unsigned r) { return flags[r] ? before[r + 1] - before[r] : 0u; }, before, scan);
+      cells, [&](unsigned c) { return v.flags[c] ? before[c + 1] - before[c] : 0u; }, before, scan);
   if (candidate_count > capacity) return write_status(result, kDeclined, 0, candidate_count);
-  // The active ranges in the order of their first ranks (the same order in every block): a range
+  // The copied cells in the order of their first ranks (the same order in every block): a cell
   // holding several ranks is listed once.
   for (int i = threadIdx.x; i < count; i += kBandThreads) {
-    rank_start[i] = before[rank_range[i]];
-    atomicMin(&cursors[rank_range[i]], static_cast<unsigned>(i));
+    if (v.rank_top[i] == 0) continue;
+    v.rank_start[i] = before[v.rank_cell[i]];
+    atomicMin(&v.cursors[v.rank_cell[i]], static_cast<unsigned>(i));
   }
   __syncthreads();
-  const bool owner = static_cast<int>(threadIdx.x) < count && cursors[rank_range[threadIdx.x]] == threadIdx.x;
+  const int t = static_cast<int>(threadIdx.x);
+  const bool owner = t < count && v.rank_top[t] != 0 && v.cursors[v.rank_cell[t]] == static_cast<unsigned>(t);
   unsigned slot = 0, actives = 0;
   cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(owner ? 1u : 0u, slot, actives);
   if (owner) {
-    active_list[slot] = rank_range[threadIdx.x];
-    active_start[slot] = rank_start[threadIdx.x];
+    v.active_list[slot] = v.rank_cell[t];
+    v.active_start[slot] = v.rank_start[t];
   }
   __syncthreads();
-  // The block's cursor in each active range.
-  place_active_ranges(block_counts, active_list, active_start, actives, positions);
-  stamp_phase(stamps, phase++);
-  grid.sync();
-  for (unsigned e = threadIdx.x; e < actives; e += kBandThreads)
-    cursors[active_list[e]] = __ldcg(&positions[std::size_t(e) * gridDim.x + blockIdx.x]);
-  __syncthreads();  // the cursors set; `before` is dead (its bytes become the slices)
-  stamp_phase(stamps, phase++);
+  if (actives != 0) {  // the same in every block
+    // The block's cursor in each copied cell.
+    place_active_ranges(block_counts, v.active_list, v.active_start, actives, positions);
+    stamp_phase(stamps, phase++);
+    grid.sync();
+    for (unsigned e = threadIdx.x; e < actives; e += kBandThreads)
+      v.cursors[v.active_list[e]] = __ldcg(&positions[std::size_t(e) * gridDim.x + blockIdx.x]);
+    __syncthreads();  // the cursors set; `before` is dead (its bytes become the slices)
+    stamp_phase(stamps, phase++);
 
-  // 5. The compacting read.
-  compact_read<T>(x, n, entries, flags, cursors, work, candidates);
-  stamp_phase(stamps, phase++);
-  grid.sync();
-  stamp_phase(stamps, phase++);
+    // 5. The compacting read.
+    if (cells != total)
+      compact_read<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, v.flags, v.cursors, v.work,
+                      candidates);
+    else
+      compact_read<T>(x, n, bands::RangeCells{v.entries}, v.flags, v.cursors, v.work, candidates);
+    stamp_phase(stamps, phase++);
+    grid.sync();
+    stamp_phase(stamps, phase++);
+  }
 
   // 6. A block per rank.
   if (blockIdx.x == 0) write_status(result, kAnswered, 0, candidate_count);
-  auto& select = *reinterpret_cast<segments::SelectShared*>(work);
+  auto& select = *reinterpret_cast<segments::SelectShared*>(v.work);
   for (int i = blockIdx.x; i < count; i += gridDim.x) {
-    const unsigned r = rank_range[i];
-    const Segment<Key> segment{candidates + rank_start[i], rank_length[i], bands::range_low<Key>(r, entries),
-                               segments::bit_width<Key>(bands::range_span<Key>(r, entries))};
-    const Key known = segments::select_in_segment(segment, rank_within[i], nullptr, 0, select);
+    if (v.rank_top[i] == 0) {  // block-uniform
+      if (threadIdx.x == 0) answers[i] = KeyTraits<T>::from_key(v.rank_low[i]);
+      continue;
+    }
+    const Segment<Key> segment{candidates + v.rank_start[i], v.rank_length[i], v.rank_low[i], v.rank_top[i]};
+    const Key known = segments::select_in_segment(segment, v.rank_within[i], nullptr, 0, select);
     if (threadIdx.x == 0) answers[i] = KeyTraits<T>::from_key(segment.low + known);
   }
   stamp_phase(stamps, phase);

@@ -24,10 +24,11 @@ constexpr int kBandThreads = 1024;
 
 __device__ __forceinline__ bool is_active(const unsigned* active, unsigned r) { return active[r >> 5] >> (r & 31) & 1u; }
 
-// Calls visit(key) for each of the sample's keys, a thread's keys loaded 8 at a time (in flight
-// together, not one load's latency after another's).
+// Calls visit(key, index) for each of the sample's keys, a thread's keys loaded 8 at a time (in
+// flight together, not one load's latency after another's). Within one call of a warp the
+// indices rise with the lane.
 template <class Key, class Visit>
-__device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Visit visit) {
+__device__ void for_each_sample_key_at(const Key* __restrict__ sample, int size, Visit visit) {
   constexpr int kBatch = 8;
   for (int first = threadIdx.x; first < size; first += kBatch * blockDim.x) {
     Key keys[kBatch];
@@ -35,8 +36,12 @@ __device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Vi
     for (int j = 0; j < kBatch; ++j) keys[j] = first + j * blockDim.x < size ? sample[first + j * blockDim.x] : Key{};
 #pragma unroll
     for (int j = 0; j < kBatch; ++j)
-      if (first + j * blockDim.x < size) visit(keys[j]);
+      if (first + j * blockDim.x < size) visit(keys[j], static_cast<int>(first + j * blockDim.x));
   }
+}
+template <class Key, class Visit>
+__device__ void for_each_sample_key(const Key* __restrict__ sample, int size, Visit visit) {
+  for_each_sample_key_at(sample, size, [&](Key key, int) { visit(key); });
 }
 
 // What the plan decided: the table's ranges and whether the edges should answer instead.
@@ -48,6 +53,7 @@ struct NoStamp {
 struct PlanVerdict {
   unsigned total;
   bool use_edges;
+  bool long_runs;  // one range holds more than the tie share of the sample (long_run)
 };
 
 // The plan from the sample (drawn, not sorted): the table `entries` (shared, band_count<Key>()
@@ -55,9 +61,12 @@ struct PlanVerdict {
 // keys, band_bits), and the verdict: where the ranges of the wanted ranks are expected to hold
 // more values than the edges' buckets (ties, spans the bands cannot split), where one range
 // holds more than 1/64 of the sample, or beyond kMaxRanges ranges, the edges answer
-// (edges_answer_instead; `compared`: the rank's expected values compared with n / compared). Histograms and a prefix sum in shared memory, no sort (a device-wide
-// sort of the sample and searches of it in global memory took ~200 us of 2^24 floats' 330).
+// (edges_answer_instead; `compared`: the rank's expected values compared with n / compared;
+// kNoRankVerdict: the ranks are not looked at, for the one launch, which refines crowded ranges
+// instead). Histograms and a prefix sum in shared memory, no sort (a device-wide sort of the
+// sample and searches of it in global memory took ~200 us of 2^24 floats' 330).
 // `tally`: kMaxRanges + 1 shared counters (the keys per band first, then per range).
+constexpr double kNoRankVerdict = 0;
 template <class Key, int kMaxRanges, class Stamp = NoStamp>
 __device__ PlanVerdict plan_ranges(const Key* __restrict__ sample, int sample_size, int wanted, const std::size_t* ks,
                                    std::size_t count, std::size_t n, unsigned* tally, unsigned* entries,
@@ -132,7 +141,7 @@ __device__ PlanVerdict plan_ranges(const Key* __restrict__ sample, int sample_si
     // The ranges where the wanted ranks fall (a rank at sample position k S / n; repeats counted
     // again: an upper bound), as the sample's keys in them.
     unsigned long long mine_runs = 0;
-    for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+    for (std::size_t i = threadIdx.x; compared != kNoRankVerdict && i < count; i += blockDim.x) {
       const auto p = static_cast<unsigned>(min(static_cast<double>(sample_size - 1),
                                                static_cast<double>(ks[i]) * sample_size / static_cast<double>(n)));
       const int r = multi::bucket_of_rank(tally, static_cast<int>(total), p);
@@ -140,14 +149,13 @@ __device__ PlanVerdict plan_ranges(const Key* __restrict__ sample, int sample_si
     }
     // A warp's sum first, one shared atomic a warp: a 64-bit shared add from every rank's thread
     // took the plan ~6 us at 101 ranks (H200).
-    for (int offset = 16; offset > 0; offset /= 2) mine_runs += __shfl_down_sync(0xffffffffu, mine_runs, offset);
-    if (threadIdx.x % 32 == 0 && mine_runs != 0) atomicAdd(&wanted_runs, mine_runs);
+    add_warp_sum(mine_runs, &wanted_runs);
   }
   __syncthreads();
-  const bool use_edges =
-      edges_answer_instead(total, kMaxRanges, static_cast<int>(longest), sample_size, static_cast<double>(wanted_runs),
-                           static_cast<double>(count), static_cast<double>(n), compared);
-  return PlanVerdict{total, use_edges};
+  const bool use_edges = edges_answer_instead(total, kMaxRanges, static_cast<int>(longest), sample_size,
+                                              static_cast<double>(wanted_runs), static_cast<double>(count),
+                                              static_cast<double>(n), compared == kNoRankVerdict ? 1 : compared);
+  return PlanVerdict{total, use_edges, long_run(static_cast<int>(longest), sample_size)};
 }
 
 // The counting read's block body: every value's range counted in `counters` (shared, zeroed,
@@ -160,6 +168,46 @@ __device__ __forceinline__ unsigned count_ranges(const T* __restrict__ x, std::s
     for_each_valid<kVisitItems<T>>(valid, [&](int u) {
       nans += values[u] != values[u];
       atomicAdd(&counters[range_of(KeyTraits<T>::to_key(values[u]), entries)], 1u);
+    });
+  });
+  return nans;
+}
+
+// A key's cell in the table's own ranges (the compacting read's map where nothing is refined).
+struct RangeCells {
+  const unsigned* entries;
+  template <class Key>
+  __device__ __forceinline__ unsigned operator()(Key key) const {
+    return range_of(key, entries);
+  }
+};
+
+// The counting read for inputs whose sample shows long runs in one range (ties, a narrow span),
+// and the refinement's read (band_refine.cuh): each value's cell (cell_of) counted in `counters`
+// from cell `from` on, the lanes of a warp whose cell is the first active lane's adding once
+// (one ballot), the others each with their own atomic: one shared counter taking a warp's 32
+// atomics in turn would serialise the read on ties. __match_any_sync, which groups every cell,
+// was slower (H200, 2^26 floats of 16 distinct values: the two reads ~0.25 ms each, its cost
+// growing with the distinct cells in a warp). Returns the NaNs this thread saw.
+template <class T, class Cells>
+__device__ __forceinline__ unsigned count_cells_aggregated(const T* __restrict__ x, std::size_t n, Cells cell_of,
+                                                           unsigned from, unsigned* counters) {
+  unsigned nans = 0;
+  const unsigned lane = threadIdx.x % 32;
+  visit_vectors(x, n, [&](const T* values, unsigned valid) {
+    for_each_valid<kVisitItems<T>>(valid, [&](int u) {
+      nans += values[u] != values[u];
+      const unsigned c = cell_of(KeyTraits<T>::to_key(values[u]));
+      const unsigned active = __activemask();
+      const unsigned leader = static_cast<unsigned>(__ffs(active) - 1);
+      const unsigned lead_cell = __shfl_sync(active, c, leader);
+      const bool counted = c >= from, with_leader = counted && c == lead_cell;
+      const unsigned together = __ballot_sync(active, with_leader);
+      if (with_leader) {
+        if (lane == leader) atomicAdd(&counters[c], __popc(together));
+      } else if (counted) {
+        atomicAdd(&counters[c], 1u);
+      }
     });
   });
   return nans;
@@ -179,8 +227,8 @@ constexpr std::size_t compact_stage_bytes() {
 // every round's atomic, then the writes (a key's range recomputed: fewer registers). Not
 // inlined: the read calls it rarely (every ~80 steps of a warp at 1 % candidates) and keeps its
 // registers.
-template <class T>
-__device__ __noinline__ void flush_stage(const T* slice, int fill, const unsigned* entries, unsigned* cursors,
+template <class T, class Cells>
+__device__ __noinline__ void flush_stage(const T* slice, int fill, Cells cell_of, unsigned* cursors,
                                          typename KeyTraits<T>::Key* __restrict__ candidates) {
   using Key = typename KeyTraits<T>::Key;
   const unsigned lane = threadIdx.x % 32;
@@ -190,7 +238,7 @@ __device__ __noinline__ void flush_stage(const T* slice, int fill, const unsigne
     const int i = j * 32 + static_cast<int>(lane);
     if (i >= fill) continue;
     const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));  // the round's staged keys
-    const unsigned r = range_of(KeyTraits<T>::to_key(slice[i]), entries);
+    const unsigned r = cell_of(KeyTraits<T>::to_key(slice[i]));
     peers[j] = __match_any_sync(lanes, r);
     base[j] = 0;
     if (lane == static_cast<unsigned>(__ffs(peers[j]) - 1)) base[j] = atomicAdd(&cursors[r], __popc(peers[j]));
@@ -200,7 +248,7 @@ __device__ __noinline__ void flush_stage(const T* slice, int fill, const unsigne
     const int i = j * 32 + static_cast<int>(lane);
     if (i >= fill) continue;
     const Key key = KeyTraits<T>::to_key(slice[i]);
-    const unsigned r = range_of(key, entries);
+    const unsigned r = cell_of(key);
     const unsigned lanes = 0xffffffffu >> (32 - min(32, fill - j * 32));
     const unsigned first = __shfl_sync(lanes, base[j], __ffs(peers[j]) - 1);
     candidates[first + __popc(peers[j] & ((1u << lane) - 1))] = key;
@@ -226,8 +274,8 @@ __device__ __noinline__ void flush_stage(const T* slice, int fill, const unsigne
 // against 28 us, the counting read 21 against 19.6); the bit words in 16 interleaved copies, a
 // lane reading copy lane % 16, against the bytes' ~3.5-way bank conflicts (ncu: 47 % of the one
 // launch's shared wavefronts): 29.8 against 25.5 us, the extra instructions costing more.
-template <class T, class Kept>
-__device__ __forceinline__ void compact_active_ranges(const T* __restrict__ x, std::size_t n, const unsigned* entries,
+template <class T, class Cells, class Kept>
+__device__ __forceinline__ void compact_active_ranges(const T* __restrict__ x, std::size_t n, Cells cell_of,
                                                       Kept kept, unsigned* cursors, unsigned char* stage,
                                                       typename KeyTraits<T>::Key* __restrict__ candidates) {
   T* slice = reinterpret_cast<T*>(stage) + threadIdx.x / 32 * kStageKeys<T>;
@@ -235,14 +283,14 @@ __device__ __forceinline__ void compact_active_ranges(const T* __restrict__ x, s
   visit_vectors(x, n, [&](const T* values, unsigned valid) {
     unsigned keep = 0;  // bit u: values[u] is kept
     for_each_valid<kVisitItems<T>>(valid, [&](int u) {
-      keep += kept(range_of(KeyTraits<T>::to_key(values[u]), entries)) << u;  // bits apart: + is |
+      keep += kept(cell_of(KeyTraits<T>::to_key(values[u]))) << u;  // bits apart: + is |
     });
     unsigned total = 0;  // the warp's kept values; `before`: this lane's place among them
     const unsigned before = warp_exclusive_sum(__popc(keep), total);
     if (total == 0) return;  // warp-uniform
     if (fill + total > kStageKeys<T>) {  // then fill != 0: total <= kStageKeys
       __syncwarp();
-      flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
+      flush_stage<T>(slice, static_cast<int>(fill), cell_of, cursors, candidates);
       __syncwarp();
       fill = 0;
     }
@@ -253,7 +301,7 @@ __device__ __forceinline__ void compact_active_ranges(const T* __restrict__ x, s
     fill += total;
   });
   __syncwarp();
-  if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), entries, cursors, candidates);
+  if (fill != 0) flush_stage<T>(slice, static_cast<int>(fill), cell_of, cursors, candidates);
 }
 
 // The compacting read's keep tables (kept(r): 1 where range r is active, else 0).

@@ -91,13 +91,17 @@ ROBUSTFIT_HOST_DEVICE Key range_span(unsigned r, const unsigned* entries) {
 // rank: the edges' buckets by default, n / 2048 (ties, spans the bands cannot split). A plan of
 // few sampled keys a range compares with more (the one-launch form: 8192 keys for ~4096 ranges,
 // one or two keys a range, whose size-biased count over few ranks would cross n / 2048 by chance).
+// long_run alone: the one launch counts such inputs with warp-aggregated atomics and refines the
+// crowded ranges instead (band_refine.cuh).
+ROBUSTFIT_HOST_DEVICE inline bool long_run(int longest_run, int sample_size) {
+  constexpr int kTieShare = 64, kMinTieRun = 32;
+  const int tie_run = sample_size / kTieShare > kMinTieRun ? sample_size / kTieShare : kMinTieRun;
+  return longest_run > tie_run;
+}
 ROBUSTFIT_HOST_DEVICE inline bool edges_answer_instead(unsigned total, unsigned max_ranges, int longest_run,
                                                        int sample_size, double wanted_runs, double count, double n,
                                                        double compared = 2048) {
-  constexpr int kTieShare = 64, kMinTieRun = 32;
-  const double kEdgesCompared = compared;
-  const int tie_run = sample_size / kTieShare > kMinTieRun ? sample_size / kTieShare : kMinTieRun;
-  return total > max_ranges || longest_run > tie_run || wanted_runs / sample_size * n > count * n / kEdgesCompared;
+  return total > max_ranges || long_run(longest_run, sample_size) || wanted_runs / sample_size * n > count * n / compared;
 }
 
 }  // namespace robustfit::selection::cuda::detail::bands

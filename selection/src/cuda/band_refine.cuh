@@ -1,0 +1,141 @@
+#pragma once
+// Internal: the band one launch's refinement of crowded ranges (band_one_launch.cu, issue 11's
+// adversarial inputs). Where a wanted rank's range holds far more values than the table planned
+// (ties; a span narrower than its band, such as the benchmark's bucket killer: n - 65 values in
+// 2^-32 [1, 1 + 2^-10), all in four of the band's ranges), copying the range would copy most of
+// the input, and the edges that answered such calls before cost ~0.1-0.2 ms more on the H200 (8 x
+// the uniform time for the bucket killer at 2^26). Instead one more counting read splits each
+// crowded range into cells, numbered after the table's ranges (a slot's cells together):
+//  - a tie split where most of the range's sampled keys are one key t: cells key < t, t, key > t;
+//  - an even split otherwise: 2^bits cells of equal key width (the range's low key bits).
+// A rank then lands in a cell one key wide (the answer is that key: nothing is copied) or in a
+// small cell, copied as any range is. Device code: include from .cu only.
+#include <cub/block/block_scan.cuh>
+
+#include "band_passes.cuh"
+#include "band_ranges.hpp"
+
+namespace robustfit::selection::cuda::detail::bands {
+
+// Crowded ranges split at most: a byte a range names its slot (0: not split).
+constexpr int kMaxRefined = 255;
+constexpr int kTieSplit = -1;
+
+// How one crowded range is split.
+template <class Key>
+struct RefineSlot {
+  Key low;              // the range's smallest key (ranges are aligned: low's bits below range_shift are 0)
+  Key tie;              // the tie split's key (one of the range's sampled keys)
+  unsigned first_cell;  // the slot's first cell
+  int range_shift;      // the range spans 2^range_shift keys
+  int cell_shift;       // the even split's cells span 2^cell_shift keys; kTieSplit: the tie split
+};
+
+template <class Key>
+__device__ __forceinline__ unsigned refined_cells(const RefineSlot<Key>& s) {
+  return s.cell_shift == kTieSplit ? 3u : 1u << (s.range_shift - s.cell_shift);
+}
+
+template <class Key>
+__device__ __forceinline__ unsigned refined_cell(Key key, const RefineSlot<Key>& s) {
+  if (s.cell_shift == kTieSplit) return s.first_cell + (key >= s.tie) + (key > s.tie);
+  return s.first_cell + static_cast<unsigned>((key - s.low) >> s.cell_shift);
+}
+
+// A cell's smallest key and its width in keys minus one (only asked of cells holding values: the
+// tie split's lower cell is empty where t is the range's smallest key).
+template <class Key>
+struct CellBounds {
+  Key low, span;
+};
+template <class Key>
+__device__ CellBounds<Key> refined_cell_bounds(unsigned cell, const RefineSlot<Key>& s) {
+  const unsigned j = cell - s.first_cell;
+  if (s.cell_shift != kTieSplit) return {s.low + (Key(j) << s.cell_shift), (Key{1} << s.cell_shift) - 1};
+  const Key high = s.low + ((Key{1} << s.range_shift) - 1);
+  if (j == 0) return {s.low, s.tie - 1 - s.low};
+  if (j == 1) return {s.tie, Key{0}};
+  return {s.tie + 1, high - s.tie - 1};
+}
+
+// A key's cell: its range, or the range's cell where the range is split.
+template <class Key>
+struct RefinedCells {
+  const unsigned* entries;
+  const unsigned char* slot_of;  // per range: 0, or 1 + its slot
+  const RefineSlot<Key>* slots;
+  __device__ __forceinline__ unsigned operator()(Key key) const {
+    const unsigned r = range_of(key, entries);
+    const unsigned s = slot_of[r];
+    return s == 0 ? r : refined_cell(key, slots[s - 1]);
+  }
+};
+
+// Per slot, while the splits are chosen (shared, kMaxRefined each).
+struct SplitTallies {
+  unsigned* first;    // the smallest sample index of the slot's sampled keys
+  unsigned* sampled;  // the slot's sampled keys
+  unsigned* equal;    // those equal to the first
+};
+
+// Chooses each slot's split from the plan's sample and numbers the cells from `total` on, `room`
+// cells at most; every thread of the block calls it, each block alike (the same sample, the same
+// answer). slots[s].low and .range_shift are set, slot_of names the slots. Returns the cells
+// added, 0 where they do not fit (the caller hands the call to the edges).
+template <class Key>
+__device__ unsigned choose_splits(const Key* __restrict__ sample, int sample_size, const unsigned* entries,
+                                  const unsigned char* slot_of, int slot_count, RefineSlot<Key>* slots,
+                                  SplitTallies tallies, unsigned total, unsigned room,
+                                  typename cub::BlockScan<unsigned, kBandThreads>::TempStorage& scan) {
+  const unsigned lane = threadIdx.x % 32;
+  for (int s = threadIdx.x; s < slot_count; s += blockDim.x)
+    tallies.first[s] = ~0u, tallies.sampled[s] = 0, tallies.equal[s] = 0;
+  __syncthreads();
+  // A warp's keys of one slot add once: a tie puts most of the sample in one slot. Within a
+  // batch a warp's sample indices rise with the lane, so the group's first lane holds its first.
+  for_each_sample_key_at(sample, sample_size, [&](Key key, int index) {
+    const unsigned s = slot_of[range_of(key, entries)];
+    if (s == 0) return;
+    const unsigned peers = __match_any_sync(__activemask(), s);
+    if (lane == static_cast<unsigned>(__ffs(peers) - 1)) {
+      atomicAdd(&tallies.sampled[s - 1], __popc(peers));
+      atomicMin(&tallies.first[s - 1], static_cast<unsigned>(index));
+    }
+  });
+  __syncthreads();
+  for (int s = threadIdx.x; s < slot_count; s += blockDim.x)
+    slots[s].tie = tallies.sampled[s] != 0 ? sample[tallies.first[s]] : slots[s].low;
+  __syncthreads();
+  for_each_sample_key_at(sample, sample_size, [&](Key key, int) {
+    const unsigned s = slot_of[range_of(key, entries)];
+    if (s == 0) return;
+    const unsigned same = __ballot_sync(__activemask(), key == slots[s - 1].tie);
+    const unsigned peers = __match_any_sync(__activemask(), s);
+    if (lane == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&tallies.equal[s - 1], __popc(same & peers));
+  });
+  __syncthreads();
+  // Most sampled keys one key: the tie split (3 cells); the others share what is left evenly.
+  const bool tie = static_cast<int>(threadIdx.x) < slot_count && 2 * tallies.equal[threadIdx.x] > tallies.sampled[threadIdx.x];
+  const unsigned ties = static_cast<unsigned>(__syncthreads_count(tie));
+  const unsigned evens = static_cast<unsigned>(slot_count) - ties;
+  if (3 * ties > room) return 0;
+  int cell_bits = 0;
+  if (evens != 0) {
+    const unsigned each = (room - 3 * ties) / evens;
+    if (each < 2) return 0;
+    while (2u << cell_bits <= each) ++cell_bits;
+  }
+  unsigned cells = 0;
+  if (static_cast<int>(threadIdx.x) < slot_count) {
+    RefineSlot<Key>& slot = slots[threadIdx.x];
+    slot.cell_shift = tie ? kTieSplit : slot.range_shift - min(slot.range_shift, cell_bits);
+    cells = refined_cells(slot);
+  }
+  unsigned first = 0, added = 0;
+  cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(cells, first, added);
+  if (static_cast<int>(threadIdx.x) < slot_count) slots[threadIdx.x].first_cell = total + first;
+  __syncthreads();
+  return added;
+}
+
+}  // namespace robustfit::selection::cuda::detail::bands
