@@ -308,8 +308,9 @@ void expect_band_answers_or_declines() {
     for (const detail::SampledMultiParams& params : {detail::SampledMultiParams{}, separate({})}) {
       outcomes.push_back(detail::band_multi_select<T>(device.get(), n, ks.data(), ks.size(), got.data(), params,
                                                       workspace, nullptr));
-      if (outcomes.back() == detail::BandOutcome::answered)
+      if (outcomes.back() == detail::BandOutcome::answered) {
         for (std::size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(got[i], sorted[ks[i]]) << label << " k=" << ks[i];
+      }
     }
     return outcomes;
   };
@@ -379,8 +380,11 @@ TEST(GpuSampledMulti, OneLaunchAnswersOrDeclines) {
 // 1.5 among uniform ones in [1, 2), with the ranks just below and above the tie, which fall in
 // the cells beside it); the even split (the bucket killer: n - 65 values in 2^-32 [1, 1 + 2^-10);
 // 4096 keys above 1, one ulp apart for floats (cells one key wide: answered without copying),
-// 2^28 ulps for doubles; a normal of width 1 around 1000); more crowded ranges than it has slots
-// (400 distinct values, 1001 ranks): the edges answer.
+// 2^28 ulps for doubles; a normal of width 1 around 1000). The ranges are split before the
+// counting read where the sample shows long runs (all of these), after it otherwise (100
+// distinct values: 1 % each, crowded but no long run), or both (half the values one value, the
+// others 230 integers: ranges of ~18 sampled keys, split before where the sample holds more than
+// 16). More crowded ranges than it has slots (400 distinct values, 1001 ranks): the edges answer.
 template <class T>
 void expect_one_launch_refines() {
   gpu::Workspace workspace;
@@ -425,6 +429,11 @@ void expect_one_launch_refines() {
   std::vector<T> narrow = make(Distribution::normal);
   for (T& v : narrow) v = T(1000) + v;
   EXPECT_EQ(one_launch(narrow, ks, "narrow normal"), detail::BandOutcome::answered);
+  EXPECT_EQ(one_launch(make(Distribution::distinct_d, 100), ks, "100 distinct values"),
+            detail::BandOutcome::answered);
+  std::vector<T> half_tie = make(Distribution::distinct_d, 230);
+  for (T& v : half_tie) v = rng() % 2 == 0 ? T(0.5) : v + T(1);
+  EXPECT_EQ(one_launch(half_tie, ks, "half one value, half 230 integers"), detail::BandOutcome::answered);
   std::vector<std::size_t> many(1001);
   for (std::size_t i = 0; i < many.size(); ++i) many[i] = i * (n - 1) / 1000;
   EXPECT_EQ(one_launch(make(Distribution::distinct_d, 400), many, "400 distinct values"),

@@ -198,12 +198,13 @@ __device__ __noinline__ unsigned count_read_aggregated(const T* __restrict__ x, 
                                                        const unsigned* entries, unsigned* counters) {
   return bands::count_cells_aggregated(x, n, bands::RangeCells{entries}, 0, counters);
 }
-// The refinement's read: the values of split ranges counted in their cells (from `total` on).
+// With split ranges: every value counted in its cell from cell `from` on (0: the counting read
+// after a split from the sample; the first new cell: the refinement's read).
 template <class T>
-__device__ __noinline__ void refine_read(const T* __restrict__ x, std::size_t n,
-                                         bands::RefinedCells<typename KeyTraits<T>::Key> cells, unsigned total,
-                                         unsigned* counters) {
-  bands::count_cells_aggregated(x, n, cells, total, counters);
+__device__ __noinline__ unsigned count_read_cells(const T* __restrict__ x, std::size_t n,
+                                                  bands::RefinedCells<typename KeyTraits<T>::Key> cells,
+                                                  unsigned from, unsigned* counters) {
+  return bands::count_cells_aggregated(x, n, cells, from, counters);
 }
 template <class T, class Cells>
 __device__ __noinline__ void compact_read(const T* __restrict__ x, std::size_t n, Cells cells,
@@ -273,56 +274,125 @@ struct SharedViews {
 
 using BlockScanTemp = typename cub::BlockScan<unsigned, kBandThreads>::TempStorage;
 
+// Opens refinement slot `slot` for range r.
+template <class T>
+__device__ void open_slot(unsigned r, int slot, const SharedViews<T>& v) {
+  using Key = typename KeyTraits<T>::Key;
+  v.slot_of[r] = static_cast<unsigned char>(slot + 1);
+  v.slots[slot].range = r;
+  v.slots[slot].low = bands::range_low<Key>(r, v.entries);
+  v.slots[slot].range_shift = bands::band_shift(v.entries[bands::band_of_range<Key>(r, v.entries)]);
+}
+
+// Step 2's split from the sample (band_refine.cuh), where the sample shows long runs: the ranges
+// holding more than plan_sample / kCrowdedShare of its keys and more than one key are split
+// before the counting read, which then counts their cells (one read fewer than the refinement
+// after it, and a crowded range's values spread over its cells' counters). `sampled_before`: the
+// plan's prefix sums of the sampled keys per range. Every block alike. Returns the cells in all
+// (`total` where none is split, more than kMaxRefined would be or their cells do not fit) and
+// the slots opened in `slot_count`.
+template <class T>
+__device__ unsigned split_sampled_crowds(unsigned total, const unsigned* sampled_before,
+                                         const typename KeyTraits<T>::Key* sample, int plan_sample,
+                                         const SharedViews<T>& v, BlockScanTemp& scan, int& slot_count) {
+  using Key = typename KeyTraits<T>::Key;
+  const unsigned crowd = static_cast<unsigned>(plan_sample) / kCrowdedShare;
+  auto crowded = [&](unsigned r) {
+    return sampled_before[r + 1] - sampled_before[r] > crowd && bands::range_span<Key>(r, v.entries) != 0;
+  };
+  unsigned mine = 0;
+#pragma unroll
+  for (int j = 0; j < kScanItems; ++j) {
+    const unsigned r = threadIdx.x * kScanItems + j;
+    mine += r < total && crowded(r);
+  }
+  unsigned first = 0, opened = 0;
+  cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(mine, first, opened);
+  slot_count = 0;
+  if (opened == 0 || opened > static_cast<unsigned>(bands::kMaxRefined)) return total;
+  for (int j = 0; j < kScanItems; ++j) {
+    const unsigned r = threadIdx.x * kScanItems + j;
+    if (r < total && crowded(r)) open_slot(r, static_cast<int>(first++), v);
+  }
+  __syncthreads();
+  const unsigned added = bands::choose_splits(sample, plan_sample, v.entries, v.slot_of, 0, static_cast<int>(opened),
+                                              v.slots, v.tallies, total, kOneLaunchRanges - total, scan);
+  if (added == 0) {
+    for (unsigned s = threadIdx.x; s < opened; s += kBandThreads) v.slot_of[v.slots[s].range] = 0;
+    __syncthreads();
+    return total;
+  }
+  slot_count = static_cast<int>(opened);
+  return total + added;
+}
+
+// After a counting read that counted split ranges in their cells: each split range's count, the
+// sum of its cells' (a warp a slot), added to the global counts, so that the ranks are located
+// among the ranges first.
+template <class Key>
+__device__ void add_split_range_counts(const bands::RefineSlot<Key>* slots, int slot_count, const unsigned* counters,
+                                       Control* control) {
+  const unsigned lane = threadIdx.x % 32;
+  for (int s = threadIdx.x / 32; s < slot_count; s += kBandThreads / 32) {
+    const unsigned first = slots[s].first_cell, end = first + bands::refined_cells(slots[s]);
+    unsigned sum = 0;
+    for (unsigned c = first + lane; c < end; c += 32) sum += counters[c];
+    sum = __reduce_add_sync(0xffffffffu, sum);
+    if (lane == 0 && sum != 0) atomicAdd(&control->counts[slots[s].range], sum);
+  }
+}
+
 // Step 4's refinement (band_refine.cuh), in every block alike: the crowded ranges of the ranks
-// get slots (in the order of their first ranks) and splits, one more read counts their cells,
-// and their ranks move to their cells. The work region then holds the prefix sums of all cells'
-// counts. Returns the cells in all (the table's ranges and the split ranges' cells), 0 where the
-// splits do not fit (the edges answer).
+// that step 2 did not split get slots (after its `split_slots`, in the order of their first
+// ranks) and splits, and one more read counts their cells; then the ranks of every split range
+// move to their cells. The work region then holds the prefix sums of all cells' counts. `cells`:
+// the table's ranges and step 2's cells. Returns the cells in all, 0 where the splits do not fit
+// (the edges answer).
 template <class T>
 __device__ unsigned refine_crowded_ranges(const T* __restrict__ x, std::size_t n, int count, unsigned total,
-                                          const typename KeyTraits<T>::Key* sample, int plan_sample,
-                                          Control* control, unsigned* row, const SharedViews<T>& v,
+                                          unsigned cells, int split_slots, const typename KeyTraits<T>::Key* sample,
+                                          int plan_sample, Control* control, unsigned* row, const SharedViews<T>& v,
                                           BlockScanTemp& scan, cooperative_groups::grid_group& grid) {
   using Key = typename KeyTraits<T>::Key;
   const unsigned long long crowded_above = n / kCrowdedShare;
-  auto crowded = [&](int i) { return v.rank_length[i] > crowded_above && v.rank_top[i] != 0; };
+  auto crowded = [&](int i) {
+    return v.slot_of[v.rank_cell[i]] == 0 && v.rank_length[i] > crowded_above && v.rank_top[i] != 0;
+  };
   for (int i = threadIdx.x; i < count; i += kBandThreads)
     if (crowded(i)) atomicMin(&v.cursors[v.rank_cell[i]], static_cast<unsigned>(i));
   __syncthreads();
   const int t = static_cast<int>(threadIdx.x);
   const bool owner = t < count && crowded(t) && v.cursors[v.rank_cell[t]] == static_cast<unsigned>(t);
-  unsigned slot = 0, slot_count = 0;
-  cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(owner ? 1u : 0u, slot, slot_count);
-  if (slot_count > static_cast<unsigned>(bands::kMaxRefined)) return 0;
-  if (owner) {
-    const unsigned r = v.rank_cell[t];
-    v.slot_of[r] = static_cast<unsigned char>(slot + 1);
-    v.slots[slot].low = v.rank_low[t];
-    v.slots[slot].range_shift = bands::band_shift(v.entries[bands::band_of_range<Key>(r, v.entries)]);
-  }
+  unsigned slot = 0, opened = 0;
+  cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(owner ? 1u : 0u, slot, opened);
+  if (split_slots + opened > static_cast<unsigned>(bands::kMaxRefined)) return 0;
+  if (owner) open_slot(v.rank_cell[t], split_slots + static_cast<int>(slot), v);
   __syncthreads();
-  const unsigned added = bands::choose_splits(sample, plan_sample, v.entries, v.slot_of, static_cast<int>(slot_count),
-                                              v.slots, v.tallies, total, kOneLaunchRanges - total, scan);
-  if (added == 0) return 0;
-  const unsigned cells = total + added;
   auto* counters = reinterpret_cast<unsigned*>(v.work);
-  for (unsigned c = total + threadIdx.x; c < cells; c += kBandThreads) counters[c] = 0;
-  __syncthreads();
-  refine_read<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, total, counters);
-  __syncthreads();
-  for (unsigned c = total + threadIdx.x; c < cells; c += kBandThreads) {
-    const unsigned k = counters[c];
-    row[c] = k;
-    if (k != 0) atomicAdd(&control->counts[c], k);
+  if (opened != 0) {
+    const unsigned added = bands::choose_splits(sample, plan_sample, v.entries, v.slot_of, split_slots,
+                                                static_cast<int>(opened), v.slots, v.tallies, cells,
+                                                kOneLaunchRanges - cells, scan);
+    if (added == 0) return 0;
+    for (unsigned c = cells + threadIdx.x; c < cells + added; c += kBandThreads) counters[c] = 0;
+    __syncthreads();
+    count_read_cells<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, cells, counters);
+    __syncthreads();
+    for (unsigned c = cells + threadIdx.x; c < cells + added; c += kBandThreads) {
+      const unsigned k = counters[c];
+      row[c] = k;
+      if (k != 0) atomicAdd(&control->counts[c], k);
+    }
+    grid.sync();
+    cells += added;
   }
-  grid.sync();
   unsigned* before = counters;
   load_counts(control, cells, before);
   block_prefix_sums(cells, [before](unsigned c) { return before[c]; }, before, scan);
   for (int i = t; i < count; i += kBandThreads) {
-    const unsigned s = v.slot_of[v.rank_cell[i]];
-    if (s == 0) continue;
-    const bands::RefineSlot<Key>& split = v.slots[s - 1];
+    const unsigned r = v.rank_cell[i];
+    if (r >= total || v.slot_of[r] == 0) continue;
+    const bands::RefineSlot<Key>& split = v.slots[v.slot_of[r] - 1];
     const unsigned first = split.first_cell;
     const unsigned at = before[first] + v.rank_within[i];
     const unsigned c = first + static_cast<unsigned>(multi::bucket_of_rank(
@@ -377,22 +447,31 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
       v.entries, bands::kNoRankVerdict, [&] { stamp_phase(stamps, phase++); });
   if (verdict.total > static_cast<unsigned>(kOneLaunchRanges)) return write_status(result, kDeclined, 0, 0);
   const unsigned total = verdict.total;
+  // Long runs in the sample: its crowded ranges split now (band_refine.cuh).
+  int split_slots = 0;
+  unsigned cells = total;
+  if (verdict.long_runs)
+    cells = split_sampled_crowds<T>(total, reinterpret_cast<const unsigned*>(v.work), sample, plan_sample, v, scan,
+                                    split_slots);
   stamp_phase(stamps, phase++);
 
   // 3. The counting read.
   auto* counters = reinterpret_cast<unsigned*>(v.work);
-  for (unsigned r = threadIdx.x; r < total; r += kBandThreads) counters[r] = 0;
+  for (unsigned r = threadIdx.x; r < cells; r += kBandThreads) counters[r] = 0;
   __syncthreads();
-  unsigned nans = verdict.long_runs ? count_read_aggregated(x, n, v.entries, counters)
-                                    : count_read(x, n, v.entries, counters);
+  unsigned nans = split_slots != 0
+                      ? count_read_cells<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, 0, counters)
+                  : verdict.long_runs ? count_read_aggregated(x, n, v.entries, counters)
+                                      : count_read(x, n, v.entries, counters);
   __syncthreads();
   stamp_phase(stamps, phase++);
   unsigned* row = block_counts + std::size_t(blockIdx.x) * kOneLaunchRanges;
-  for (unsigned r = threadIdx.x; r < total; r += kBandThreads) {
+  for (unsigned r = threadIdx.x; r < cells; r += kBandThreads) {
     const unsigned c = counters[r];
     row[r] = c;
     if (c != 0) atomicAdd(&control->counts[r], c);
   }
+  add_split_range_counts(v.slots, split_slots, counters, control);
   add_warp_sum(nans, &control->nans);
   stamp_phase(stamps, phase++);
   grid.sync();
@@ -404,7 +483,7 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   auto* before = reinterpret_cast<unsigned*>(v.work);
   load_counts(control, total, before);
   block_prefix_sums(total, [before](unsigned r) { return before[r]; }, before, scan);
-  bool crowded = false;
+  bool crowded = false;  // or in a range split in step 2
   for (int i = threadIdx.x; i < count; i += kBandThreads) {
     const int r = multi::bucket_of_rank(before, static_cast<int>(total), v.ranks[i]);
     v.rank_cell[i] = static_cast<unsigned>(r);
@@ -413,11 +492,11 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
     v.rank_low[i] = bands::range_low<Key>(static_cast<unsigned>(r), v.entries);
     v.rank_top[i] = segments::bit_width<Key>(bands::range_span<Key>(static_cast<unsigned>(r), v.entries));
     v.cursors[r] = ~0u;  // for the elections of refine_crowded_ranges
-    crowded = crowded || (v.rank_length[i] > n / kCrowdedShare && v.rank_top[i] != 0);
+    crowded = crowded || (v.rank_length[i] > n / kCrowdedShare && v.rank_top[i] != 0) || v.slot_of[r] != 0;
   }
-  unsigned cells = total;
   if (__syncthreads_or(crowded)) {
-    cells = refine_crowded_ranges<T>(x, n, count, total, sample, plan_sample, control, row, v, scan, grid);
+    cells = refine_crowded_ranges<T>(x, n, count, total, cells, split_slots, sample, plan_sample, control, row, v,
+                                     scan, grid);
     if (cells == 0) return write_status(result, kUseEdges, 0, 0);
   }
   // A cell one key wide answers its ranks at once; the others are copied.

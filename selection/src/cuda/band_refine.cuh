@@ -5,7 +5,10 @@
 // 2^-32 [1, 1 + 2^-10), all in four of the band's ranges), copying the range would copy most of
 // the input, and the edges that answered such calls before cost ~0.1-0.2 ms more on the H200 (8 x
 // the uniform time for the bucket killer at 2^26). Instead one more counting read splits each
-// crowded range into cells, numbered after the table's ranges (a slot's cells together):
+// crowded range into cells, numbered after the table's ranges (a slot's cells together). Where
+// the sample shows long runs (a range holding more than 1/64 of it), its ranges holding more
+// than 1/512 of it are split before the first counting read, which then counts their cells
+// itself (no read more):
 //  - a tie split where most of the range's sampled keys are one key t: cells key < t, t, key > t;
 //  - an even split otherwise: 2^bits cells of equal key width (the range's low key bits).
 // A rank then lands in a cell one key wide (the answer is that key: nothing is copied) or in a
@@ -24,6 +27,7 @@ constexpr int kTieSplit = -1;
 // How one crowded range is split.
 template <class Key>
 struct RefineSlot {
+  unsigned range;       // the range split
   Key low;              // the range's smallest key (ranges are aligned: low's bits below range_shift are 0)
   Key tie;              // the tie split's key (one of the range's sampled keys)
   unsigned first_cell;  // the slot's first cell
@@ -78,44 +82,51 @@ struct SplitTallies {
   unsigned* equal;    // those equal to the first
 };
 
-// Chooses each slot's split from the plan's sample and numbers the cells from `total` on, `room`
-// cells at most; every thread of the block calls it, each block alike (the same sample, the same
-// answer). slots[s].low and .range_shift are set, slot_of names the slots. Returns the cells
-// added, 0 where they do not fit (the caller hands the call to the edges).
+// Chooses the split of slots [first_slot, first_slot + slot_count) from the plan's sample and
+// numbers their cells from `first_cell` on, `room` cells at most; every thread of the block calls
+// it, each block alike (the same sample, the same answer). The caller has set their .range, .low
+// and .range_shift and named them in slot_of. Returns the cells added, 0 where they do not fit.
 template <class Key>
 __device__ unsigned choose_splits(const Key* __restrict__ sample, int sample_size, const unsigned* entries,
-                                  const unsigned char* slot_of, int slot_count, RefineSlot<Key>* slots,
-                                  SplitTallies tallies, unsigned total, unsigned room,
+                                  const unsigned char* slot_of, int first_slot, int slot_count,
+                                  RefineSlot<Key>* slots, SplitTallies tallies, unsigned first_cell, unsigned room,
                                   typename cub::BlockScan<unsigned, kBandThreads>::TempStorage& scan) {
   const unsigned lane = threadIdx.x % 32;
-  for (int s = threadIdx.x; s < slot_count; s += blockDim.x)
+  const int end_slot = first_slot + slot_count;
+  for (int s = first_slot + threadIdx.x; s < end_slot; s += blockDim.x)
     tallies.first[s] = ~0u, tallies.sampled[s] = 0, tallies.equal[s] = 0;
   __syncthreads();
+  // The slot of a sampled key among those chosen here, or -1.
+  auto chosen_slot = [&](Key key) {
+    const int s = static_cast<int>(slot_of[range_of(key, entries)]) - 1;
+    return s >= first_slot ? s : -1;
+  };
   // A warp's keys of one slot add once: a tie puts most of the sample in one slot. Within a
   // batch a warp's sample indices rise with the lane, so the group's first lane holds its first.
   for_each_sample_key_at(sample, sample_size, [&](Key key, int index) {
-    const unsigned s = slot_of[range_of(key, entries)];
-    if (s == 0) return;
+    const int s = chosen_slot(key);
+    if (s < 0) return;
     const unsigned peers = __match_any_sync(__activemask(), s);
     if (lane == static_cast<unsigned>(__ffs(peers) - 1)) {
-      atomicAdd(&tallies.sampled[s - 1], __popc(peers));
-      atomicMin(&tallies.first[s - 1], static_cast<unsigned>(index));
+      atomicAdd(&tallies.sampled[s], __popc(peers));
+      atomicMin(&tallies.first[s], static_cast<unsigned>(index));
     }
   });
   __syncthreads();
-  for (int s = threadIdx.x; s < slot_count; s += blockDim.x)
+  for (int s = first_slot + threadIdx.x; s < end_slot; s += blockDim.x)
     slots[s].tie = tallies.sampled[s] != 0 ? sample[tallies.first[s]] : slots[s].low;
   __syncthreads();
   for_each_sample_key_at(sample, sample_size, [&](Key key, int) {
-    const unsigned s = slot_of[range_of(key, entries)];
-    if (s == 0) return;
-    const unsigned same = __ballot_sync(__activemask(), key == slots[s - 1].tie);
+    const int s = chosen_slot(key);
+    if (s < 0) return;
+    const unsigned same = __ballot_sync(__activemask(), key == slots[s].tie);
     const unsigned peers = __match_any_sync(__activemask(), s);
-    if (lane == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&tallies.equal[s - 1], __popc(same & peers));
+    if (lane == static_cast<unsigned>(__ffs(peers) - 1)) atomicAdd(&tallies.equal[s], __popc(same & peers));
   });
   __syncthreads();
   // Most sampled keys one key: the tie split (3 cells); the others share what is left evenly.
-  const bool tie = static_cast<int>(threadIdx.x) < slot_count && 2 * tallies.equal[threadIdx.x] > tallies.sampled[threadIdx.x];
+  const int mine = first_slot + static_cast<int>(threadIdx.x);
+  const bool tie = mine < end_slot && 2 * tallies.equal[mine] > tallies.sampled[mine];
   const unsigned ties = static_cast<unsigned>(__syncthreads_count(tie));
   const unsigned evens = static_cast<unsigned>(slot_count) - ties;
   if (3 * ties > room) return 0;
@@ -126,14 +137,14 @@ __device__ unsigned choose_splits(const Key* __restrict__ sample, int sample_siz
     while (2u << cell_bits <= each) ++cell_bits;
   }
   unsigned cells = 0;
-  if (static_cast<int>(threadIdx.x) < slot_count) {
-    RefineSlot<Key>& slot = slots[threadIdx.x];
+  if (mine < end_slot) {
+    RefineSlot<Key>& slot = slots[mine];
     slot.cell_shift = tie ? kTieSplit : slot.range_shift - min(slot.range_shift, cell_bits);
     cells = refined_cells(slot);
   }
   unsigned first = 0, added = 0;
   cub::BlockScan<unsigned, kBandThreads>(scan).ExclusiveSum(cells, first, added);
-  if (static_cast<int>(threadIdx.x) < slot_count) slots[threadIdx.x].first_cell = total + first;
+  if (mine < end_slot) slots[mine].first_cell = first_cell + first;
   __syncthreads();
   return added;
 }
