@@ -11,10 +11,12 @@
 // itself (no read more):
 //  - a tie split where most of the range's sampled keys are one key t: cells key < t, t, key > t;
 //  - an even split otherwise: 2^bits cells of equal key width (the range's low key bits).
+// (The cells' arithmetic: band_cells.hpp.)
 // A rank then lands in a cell one key wide (the answer is that key: nothing is copied) or in a
 // small cell, copied as any range is. Device code: include from .cu only.
 #include <cub/block/block_scan.cuh>
 
+#include "band_cells.hpp"
 #include "band_passes.cuh"
 #include "band_ranges.hpp"
 
@@ -22,45 +24,6 @@ namespace robustfit::selection::cuda::detail::bands {
 
 // Crowded ranges split at most: a byte a range names its slot (0: not split).
 constexpr int kMaxRefined = 255;
-constexpr int kTieSplit = -1;
-
-// How one crowded range is split.
-template <class Key>
-struct RefineSlot {
-  unsigned range;       // the range split
-  Key low;              // the range's smallest key (ranges are aligned: low's bits below range_shift are 0)
-  Key tie;              // the tie split's key (one of the range's sampled keys)
-  unsigned first_cell;  // the slot's first cell
-  int range_shift;      // the range spans 2^range_shift keys
-  int cell_shift;       // the even split's cells span 2^cell_shift keys; kTieSplit: the tie split
-};
-
-template <class Key>
-__device__ __forceinline__ unsigned refined_cells(const RefineSlot<Key>& s) {
-  return s.cell_shift == kTieSplit ? 3u : 1u << (s.range_shift - s.cell_shift);
-}
-
-template <class Key>
-__device__ __forceinline__ unsigned refined_cell(Key key, const RefineSlot<Key>& s) {
-  if (s.cell_shift == kTieSplit) return s.first_cell + (key >= s.tie) + (key > s.tie);
-  return s.first_cell + static_cast<unsigned>((key - s.low) >> s.cell_shift);
-}
-
-// A cell's smallest key and its width in keys minus one (only asked of cells holding values: the
-// tie split's lower cell is empty where t is the range's smallest key).
-template <class Key>
-struct CellBounds {
-  Key low, span;
-};
-template <class Key>
-__device__ CellBounds<Key> refined_cell_bounds(unsigned cell, const RefineSlot<Key>& s) {
-  const unsigned j = cell - s.first_cell;
-  if (s.cell_shift != kTieSplit) return {s.low + (Key(j) << s.cell_shift), (Key{1} << s.cell_shift) - 1};
-  const Key high = s.low + ((Key{1} << s.range_shift) - 1);
-  if (j == 0) return {s.low, s.tie - 1 - s.low};
-  if (j == 1) return {s.tie, Key{0}};
-  return {s.tie + 1, high - s.tie - 1};
-}
 
 // A key's cell: its range, or the range's cell where the range is split.
 template <class Key>
@@ -128,14 +91,8 @@ __device__ unsigned choose_splits(const Key* __restrict__ sample, int sample_siz
   const int mine = first_slot + static_cast<int>(threadIdx.x);
   const bool tie = mine < end_slot && 2 * tallies.equal[mine] > tallies.sampled[mine];
   const unsigned ties = static_cast<unsigned>(__syncthreads_count(tie));
-  const unsigned evens = static_cast<unsigned>(slot_count) - ties;
-  if (3 * ties > room) return 0;
-  int cell_bits = 0;
-  if (evens != 0) {
-    const unsigned each = (room - 3 * ties) / evens;
-    if (each < 2) return 0;
-    while (2u << cell_bits <= each) ++cell_bits;
-  }
+  const int cell_bits = even_split_bits(room, ties, static_cast<unsigned>(slot_count) - ties);
+  if (cell_bits < 0) return 0;
   unsigned cells = 0;
   if (mine < end_slot) {
     RefineSlot<Key>& slot = slots[mine];
