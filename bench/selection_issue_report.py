@@ -5,7 +5,8 @@ optionally, bench/peers/selection_peers.py in the same call on the same machine.
 For every shape the issue names: what `auto` ran (the bench's auto_choice column: the library's
 cuda_automatic.hpp), its time (the uniform input, and the normal one where the section runs it),
 its ratio to the one-pass floor of the same run, sort & choose, the fastest
-peer on that shape, the issue's target and whether it is met; then, per single-rank size and
+peer on that shape, the issue's target and whether it is met (on both inputs where the section
+runs both: "met", "not met", or which one meets it); then, per single-rank size and
 per many-rank shape the bench runs on the adversarial set, the slowest distribution against
 uniform (the issue: within 2 x). Standard library only.
 
@@ -104,16 +105,28 @@ def ms(value):
 
 
 def verdict(kind, target, auto_ms, floor_ms, reference_ms):
+    """The target's text (from the uniform input's numbers) and whether one input meets it."""
     if kind is None:
-        return "", ""
+        return "", None
     if kind == "ms":
-        return f"≤ {ms(target)}", "met" if auto_ms <= target else "not met"
+        return f"≤ {ms(target)}", auto_ms <= target
     if kind == "floor":
-        return f"≤ {target:g} x floor", "met" if auto_ms <= target * floor_ms else "not met"
+        return f"≤ {target:g} x floor", auto_ms <= target * floor_ms
     if reference_ms is None:
-        return f"≤ {target:g} x the 101-rank time", "no 101-rank row"
-    return (f"≤ {target:g} x the 101-rank time ({ms(target * reference_ms)})",
-            "met" if auto_ms <= target * reference_ms else "not met")
+        return f"≤ {target:g} x the 101-rank time", None
+    return f"≤ {target:g} x the 101-rank time ({ms(target * reference_ms)})", auto_ms <= target * reference_ms
+
+
+def status(kind, met_uniform, met_normal):
+    """"met" / "not met" over the inputs judged (uniform, and normal where it ran), else which
+    one meets the target; "no 101-rank row" where the reference is missing."""
+    if kind is None:
+        return ""
+    if met_uniform is None:
+        return "no 101-rank row"
+    if met_normal is None or met_normal == met_uniform:
+        return "met" if met_uniform else "not met"
+    return "uniform met, normal not" if met_uniform else "normal met, uniform not"
 
 
 def choice(uniform, normal):
@@ -140,10 +153,19 @@ def shape_table(bench, peers):
         both = ms(auto_ms) + (f" / {ms(float(normal['median_ms']))}" if normal else "")
         peer = peers.get(key)
         peer_text = f"{ms(peer[0])} ({peer[1]})" if peer else "—"
-        reference = bench.get(((section, type_, size, 101), "uniform", "auto")) if kind == "of101" else None
-        goal, status = verdict(kind, target, auto_ms, floor_ms, float(reference["median_ms"]) if reference else None)
+        # Each input against its own floor and its own 101-rank time.
+        judged = []
+        for distribution, row in (("uniform", uniform), ("normal", normal)):
+            if row is None:
+                judged.append(None)
+                continue
+            reference = bench.get(((section, type_, size, 101), distribution, "auto")) if kind == "of101" else None
+            judged.append(verdict(kind, target, float(row["median_ms"]), float(row["floor_ms"]),
+                                  float(reference["median_ms"]) if reference else None))
+        goal = judged[0][0]
+        met_normal = judged[1][1] if judged[1] is not None else None
         lines.append(f"| {label} | {choice(uniform, normal)} | {both} | {auto_ms / floor_ms:.2f} | {ms(float(uniform['sort_ms']))} | "
-                     f"{peer_text} | {goal} | {status} |")
+                     f"{peer_text} | {goal} | {status(kind, judged[0][1], met_normal)} |")
     return lines, missing
 
 

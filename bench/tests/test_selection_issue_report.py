@@ -1,6 +1,7 @@
 """bench/selection_issue_report.py on a small bench CSV and peers CSV written here: the targets'
-verdicts, the fastest peer (per rank count for many ranks; rows with errors skipped), the
-batched section's normal-like input, the 1001-against-101 rule, the adversarial ratio (medians,
+verdicts (uniform and normal each against its own floor and 101-rank time), the fastest peer
+(per rank count for many ranks; rows with errors skipped), the batched section's normal-like
+input, the 1001-against-101 rule, the adversarial ratio (medians,
 and many ranks where the adversarial set ran), and missing
 shapes and files reported rather than crashed on."""
 import csv
@@ -95,6 +96,35 @@ def test_verdicts_peers_and_adversarial_ratio(tmp_path, capsys):
     # many ranks where the adversarial set ran (2^22), not where only uniform and normal did (2^24)
     assert "| 101 | float | 2^22 | 60.0 µs | 0.270 (bucket_killer) | 4.50 | no |" in out.out
     assert "| 101 | float | 2^24 |" not in out.out
+
+
+def test_both_inputs_judged_each_against_its_own_floor_and_101_rank_time(tmp_path, capsys):
+    n20, n24, n26 = 1 << 20, 1 << 24, 1 << 26
+    rows = [
+        # 1001 ranks: uniform 0.9 <= 2 x 0.5; normal 1.3 > 2 x 0.6
+        bench_row("multi", "auto", "float", "uniform", "101 ranks", n26, 101, 0.5),
+        bench_row("multi", "auto", "float", "normal", "101 ranks", n26, 101, 0.6),
+        bench_row("multi", "auto", "float", "uniform", "1001 ranks", n26, 1001, 0.9),
+        bench_row("multi", "auto", "float", "normal", "1001 ranks", n26, 1001, 1.3),
+        # both meet: doubles 1.0 <= 2 x 0.5, 1.1 <= 2 x 0.6
+        bench_row("multi", "auto", "double", "uniform", "101 ranks", n26, 101, 0.5),
+        bench_row("multi", "auto", "double", "normal", "101 ranks", n26, 101, 0.6),
+        bench_row("multi", "auto", "double", "uniform", "1001 ranks", n26, 1001, 1.0),
+        bench_row("multi", "auto", "double", "normal", "1001 ranks", n26, 1001, 1.1),
+        # 2 x floor: uniform 0.060 > 2 x 0.025, normal 0.045 <= 2 x 0.025 (its own floor)
+        bench_row("single", "auto", "float", "uniform", "", n24, n24 // 2, 0.060, floor_ms=0.025),
+        bench_row("single", "auto", "float", "normal", "", n24, n24 // 2, 0.045, floor_ms=0.025),
+        # 25 us: both over
+        bench_row("single", "auto", "float", "uniform", "", n20, n20 // 2, 0.030),
+        bench_row("single", "auto", "float", "normal", "", n20, n20 // 2, 0.026),
+    ]
+    code, out = run(tmp_path, capsys, rows)
+    assert code == 0
+    assert line_of(out.out, "1001 percentiles, 2^26 float").endswith(
+        "| ≤ 2 x the 101-rank time (1.000) | uniform met, normal not |")
+    assert line_of(out.out, "1001 percentiles, 2^26 double").endswith("| ≤ 2 x the 101-rank time (1.000) | met |")
+    assert line_of(out.out, "median, 2^24 float").endswith("| ≤ 2 x floor | normal met, uniform not |")
+    assert line_of(out.out, "median, 2^20 float").endswith("| ≤ 25.0 µs | not met |")
 
 
 def test_unreadable_files_are_an_error_not_a_crash(tmp_path, capsys):
