@@ -22,11 +22,14 @@
 //              compacting read, 15 after grid.sync, 16 the block's ranks selected
 //
 //   bench_phase_probe [--runs 50] [--kernels resident,bracket,band] [--sizes 16,20,24]
+//                     [--types float,double] [--distributions uniform,normal,bucket_killer,...]
+// (band: the one launch at every size given, past its default 2^27.)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +38,7 @@
 #include "../selection/src/cuda/phase_stamps.cuh"
 #include "../selection/src/cuda/sampled_multi_select.cuh"
 #include "list_options.hpp"
+#include "robustfit/data/distributions.hpp"
 #include "robustfit/selection/cuda/workspace.hpp"
 
 namespace {
@@ -57,8 +61,12 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// uniform and normal from std:: generators (as every earlier probe run); the others from
+// robustfit::data::make_distribution (the selection bench's adversarial inputs, 16 distinct).
 template <class T>
 std::vector<T> make_input(std::size_t n, const std::string& distribution) {
+  if (distribution != "uniform" && distribution != "normal")
+    return robustfit::data::make_distribution<T>(robustfit::data::parse_distribution(distribution), n, 42);
   std::mt19937_64 rng(42);
   std::vector<T> host(n);
   if (distribution == "normal") {
@@ -130,11 +138,12 @@ void probe(const std::string& label, int runs, const std::function<void()>& call
 }
 
 template <class T>
-void run_type(const std::vector<std::string>& kernels, const std::vector<int>& sizes, int runs, Workspace& workspace) {
+void run_type(const std::vector<std::string>& kernels, const std::vector<int>& sizes,
+              const std::vector<std::string>& distributions, int runs, Workspace& workspace) {
   const char* type = sizeof(T) == 4 ? "float" : "double";
   for (const int log_n : sizes) {
     const std::size_t n = std::size_t{1} << log_n;
-    for (const std::string distribution : {"uniform", "normal"}) {
+    for (const std::string& distribution : distributions) {
       const std::vector<T> host = make_input<T>(n, distribution);
       T* d = nullptr;
       check(cudaMalloc(&d, n * sizeof(T)), "malloc input");
@@ -163,9 +172,11 @@ void run_type(const std::vector<std::string>& kernels, const std::vector<int>& s
             ok = ok && got && got->value == expected;
           };
         } else if (kernel == "band") {
-          call = [&] {
+          detail::SampledMultiParams any_size;  // the one launch at every size (the default stops at 2^27)
+          any_size.band_one_launch_below = std::numeric_limits<std::size_t>::max();
+          call = [&, any_size] {
             const auto got = detail::band_multi_select_one_launch<T>(d, n, percentiles.data(), percentiles.size(),
-                                                                     answers.data(), detail::SampledMultiParams{},
+                                                                     answers.data(), any_size,
                                                                      workspace, nullptr);
             declined = declined || got != detail::BandOutcome::answered;
             for (std::size_t i = 0; i < percentiles.size(); ++i) ok = ok && answers[i] == sorted[percentiles[i]];
@@ -195,25 +206,27 @@ int main(int argc, char** argv) {
   std::vector<std::string> kernels = {"resident", "bracket"};
   std::vector<int> sizes = {16, 20, 24};
   std::vector<std::string> types = {"float", "double"};
+  std::vector<std::string> distributions = {"uniform", "normal"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--runs") runs = std::atoi(argv[i + 1]);
     else if (flag == "--kernels") kernels = robustfit::bench::split(argv[i + 1]);
     else if (flag == "--types") types = robustfit::bench::split(argv[i + 1]);
+    else if (flag == "--distributions") distributions = robustfit::bench::split(argv[i + 1]);
     else if (flag == "--sizes") {
       sizes.clear();
       for (const std::string& s : robustfit::bench::split(argv[i + 1])) sizes.push_back(std::atoi(s.c_str()));
     } else {
       std::fprintf(stderr, "usage: bench_phase_probe [--runs N] [--kernels resident,bracket,band] [--sizes 16,20,24] "
-                           "[--types float,double]\n");
+                           "[--types float,double] [--distributions uniform,normal,bucket_killer,...]\n");
       return 2;
     }
   }
   std::printf("kernel,type,log_n,distribution,row,phase,block0_us,last_us,blocks\n");
   Workspace workspace;
   for (const std::string& type : types) {
-    if (type == "float") run_type<float>(kernels, sizes, runs, workspace);
-    else run_type<double>(kernels, sizes, runs, workspace);
+    if (type == "float") run_type<float>(kernels, sizes, distributions, runs, workspace);
+    else run_type<double>(kernels, sizes, distributions, runs, workspace);
   }
   return 0;
 }

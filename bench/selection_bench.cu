@@ -253,11 +253,14 @@ std::vector<std::pair<std::string, detail::SampledMultiParams>> sampled_multi_va
                                                                                        std::size_t ranks) {
   std::vector<std::pair<std::string, detail::SampledMultiParams>> variants;
   if (with_default) variants.emplace_back("sampled-multi", detail::SampledMultiParams{});
-  // The band form's separate kernels, and its one cooperative launch at every size (the default:
-  // the one launch below 2^27 values, more than 128 ranks below 2^26).
+  // The band form's separate kernels alone (the edges where their sample shows ties: the
+  // default hands those to the one launch), and its one cooperative launch at every size (the
+  // default: the one launch below 2^27 values, more than 128 ranks below 2^26).
   detail::SampledMultiParams p;
   p.band_one_launch_below = 0;
+  p.band_one_launch_on_ties = false;
   variants.emplace_back("sampled-multi-separate", p);
+  p = {};
   p.band_one_launch_below = std::numeric_limits<std::size_t>::max();
   variants.emplace_back("sampled-multi-one-launch", p);
   p = {};
@@ -304,7 +307,7 @@ std::vector<std::size_t> spaced_ranks(std::size_t n, std::size_t count) {
 
 // Many ranks: evenly spaced order statistics (101 = the percentiles headline), on uniform and
 // normal data (2 to 10001 ranks from 2^20 to 2^26, 101 at 2^28), and on the adversarial
-// distributions at 2^26 with 101 ranks and at 2^22 with 101 and 1001. The old path
+// distributions at 2^26 and 2^28 with 101 ranks and at 2^22 with 101 and 1001. The old path
 // (multi = bucketMultiSelect) and sampled multiselection side by side.
 template <class T>
 void bench_multi(const Options& options, gpu::Workspace& workspace) {
@@ -319,7 +322,7 @@ void bench_multi(const Options& options, gpu::Workspace& workspace) {
     const std::size_t n = std::size_t{1} << log_n;
     std::vector<Distribution> dists{Distribution::uniform, Distribution::normal};
     // At 2^22, 1001 ranks: where `auto` takes sampled multiselection's one launch, not one sort.
-    if (log_n == 22 || log_n == 26)
+    if (log_n == 22 || log_n == 26 || log_n == 28)
       dists.insert(dists.end(), {Distribution::distinct_d, Distribution::two_values_95, Distribution::bucket_killer,
                                  Distribution::few_huge, Distribution::all_equal});
     for (const Distribution dist : dists) {

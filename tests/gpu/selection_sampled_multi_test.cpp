@@ -291,21 +291,25 @@ TEST(GpuSampledMulti, UnalignedInput) {
 
 // The band table alone: it answers smooth inputs exactly; on ties and spans its table cannot
 // split (all equal, {1, 2} with 95 % ones, a normal of width 1 around 1000, whose values share
-// one exponent band) the one launch refines the crowded ranges and answers, the separate kernels
-// hand the call to the edges.
+// one exponent band) the one launch refines the crowded ranges and answers, also after the
+// separate kernels' verdict (above the one launch's sizes); without that hand-over the separate
+// kernels give the call to the edges.
 template <class T>
 void expect_band_answers_or_declines() {
   gpu::Workspace workspace;
   const std::size_t n = (std::size_t{1} << 22) + 7;
   std::vector<std::size_t> ks(101);
   for (std::size_t i = 0; i < ks.size(); ++i) ks[i] = i * (n - 1) / 100;
-  // The one launch (the default at this size), then the separate kernels.
+  // The one launch (the default at this size), the separate kernels handing ties to it, then the
+  // separate kernels alone.
+  detail::SampledMultiParams alone = separate({});
+  alone.band_one_launch_on_ties = false;
   auto run = [&](const std::vector<T>& values, const char* label) {
     DeviceVector<T> device(values);
     std::vector<T> got(ks.size()), sorted = values;
     std::sort(sorted.begin(), sorted.end());
     std::vector<detail::BandOutcome> outcomes;
-    for (const detail::SampledMultiParams& params : {detail::SampledMultiParams{}, separate({})}) {
+    for (const detail::SampledMultiParams& params : {detail::SampledMultiParams{}, separate({}), alone}) {
       outcomes.push_back(detail::band_multi_select<T>(device.get(), n, ks.data(), ks.size(), got.data(), params,
                                                       workspace, nullptr));
       if (outcomes.back() == detail::BandOutcome::answered) {
@@ -315,11 +319,13 @@ void expect_band_answers_or_declines() {
     return outcomes;
   };
   using Outcomes = std::vector<detail::BandOutcome>;
-  const Outcomes both_answer{detail::BandOutcome::answered, detail::BandOutcome::answered};
-  const Outcomes refined{detail::BandOutcome::answered, detail::BandOutcome::use_edges};
+  const Outcomes all_answer{detail::BandOutcome::answered, detail::BandOutcome::answered,
+                             detail::BandOutcome::answered};
+  const Outcomes refined{detail::BandOutcome::answered, detail::BandOutcome::answered,
+                         detail::BandOutcome::use_edges};
   for (const Distribution d : {Distribution::uniform, Distribution::normal, Distribution::cauchy})
     EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 41), std::string(robustfit::data::to_string(d)).c_str()),
-              both_answer)
+              all_answer)
         << robustfit::data::to_string(d);
   for (const Distribution d : {Distribution::all_equal, Distribution::two_values_95})
     EXPECT_EQ(run(robustfit::data::make_distribution<T>(d, n, 42), "ties"), refined) << robustfit::data::to_string(d);

@@ -10,8 +10,10 @@
 //     each band's first range by a scan; the sample's keys per range. The sample decides: where
 //     the ranges of the wanted ranks are expected to hold more values than the edges' buckets
 //     (ties: all equal, {1, 2}, ten percent tens; narrow spans: subnormals, a narrow normal),
-//     where one range holds more than 1/64 of the sample, or beyond kBandMaxRanges ranges, the
-//     edges answer (their equality buckets need no copying).
+//     where one range holds more than 1/64 of the sample, the one launch answers instead
+//     (band_one_launch.cu splits crowded ranges into cells; up to kOneLaunchMaxRanks ranks, n <
+//     2^31), else the edges (their equality buckets need no copying), as beyond kBandMaxRanges
+//     ranges.
 //  3. Counting read: every value's range counted in shared memory (a block's counters: 4 bytes a
 //     range), added to global counts and stored per block; NaNs counted on the way.
 //  4. One block: prefix sums of the counts give each rank its range; those ranges are active,
@@ -33,6 +35,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 
 #include "band_passes.cuh"
 #include "band_ranges.hpp"
@@ -74,6 +77,7 @@ struct BandPlan {
 struct BandStatus {
   unsigned long long nans, candidates;
   int use_edges;
+  int crowded;  // the edges' verdict for ties or spans, not for a table beyond kBandMaxRanges
 };
 
 using bands::is_active;
@@ -101,6 +105,7 @@ __global__ __launch_bounds__(kPlanThreads) void plan_bands(const Key* __restrict
     status->nans = 0;
     status->candidates = 0;
     status->use_edges = verdict.use_edges;
+    status->crowded = verdict.use_edges && verdict.total <= static_cast<unsigned>(kBandMaxRanges);
   }
   if (verdict.use_edges) return;
   for (unsigned r = threadIdx.x; r < verdict.total; r += blockDim.x) plan->counts[r] = 0;
@@ -389,6 +394,18 @@ BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_
   };
   finish();
   BandStatus status = *h_status;
+  if (status.crowded && params.band_one_launch_on_ties && !band_one_launch_takes(n, count, params)) {
+    // Ties or a span the table cannot split, above the one launch's sizes: it splits the crowded
+    // ranges into cells (band_refine.cuh) where the edges took 2-8 x the uniform time.
+    SampledMultiParams any_size = params;
+    any_size.band_one_launch_below = std::numeric_limits<std::size_t>::max();
+    const auto one = band_multi_select_one_launch(d_values, n, ks, count, out, any_size, workspace, stream);
+    timer.mark("one launch (crowded)");
+    if (one) {
+      timer.report();
+      return *one;
+    }
+  }
   if (status.use_edges || (status.nans == 0 && static_cast<double>(status.candidates) > max_candidates)) {
     timer.report();
     return BandOutcome::use_edges;

@@ -560,15 +560,6 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   stamp_phase(stamps, phase);
 }
 
-// Whether the one launch takes the call: below band_one_launch_below values, and with more than
-// kFewRanks ranks below half that. H200 (bench/results/selection_band_one_launch_h200_2026-12-03,
-// call d), 2^26 floats: 11 and 101 ranks 0.22 / 0.26 ms in one launch against 0.27 / 0.29 in the
-// separate kernels, 1001 ranks 0.69 against 0.49 (its table of ~4096 ranges leaves twice the
-// candidates of their ~8192); at 2^24 1001 ranks 0.25 either way. Counts are 32-bit: n < 2^31.
-bool one_launch_takes(std::size_t n, std::size_t count, const SampledMultiParams& params) {
-  const std::size_t below = params.band_one_launch_below;
-  return n < (std::size_t{1} << 31) && n < below && (count <= static_cast<std::size_t>(kFewRanks) || n < below / 2);
-}
 
 // What one call needs besides the ranks.
 template <class T>
@@ -616,12 +607,22 @@ int one_launch_blocks_per_sm() {
 
 }  // namespace
 
+// Whether the one launch takes the call: below band_one_launch_below values, and with more than
+// kFewRanks ranks below half that. H200 (bench/results/selection_band_one_launch_h200_2026-12-03,
+// call d), 2^26 floats: 11 and 101 ranks 0.22 / 0.26 ms in one launch against 0.27 / 0.29 in the
+// separate kernels, 1001 ranks 0.69 against 0.49 (its table of ~4096 ranges leaves twice the
+// candidates of their ~8192); at 2^24 1001 ranks 0.25 either way. Counts are 32-bit: n < 2^31.
+bool band_one_launch_takes(std::size_t n, std::size_t count, const SampledMultiParams& params) {
+  const std::size_t below = params.band_one_launch_below;
+  return n < (std::size_t{1} << 31) && n < below && (count <= static_cast<std::size_t>(kFewRanks) || n < below / 2);
+}
+
 template <class T>
 std::optional<BandOutcome> band_multi_select_one_launch(const T* d_values, std::size_t n, const std::size_t* ks,
                                                         std::size_t count, T* out, const SampledMultiParams& params,
                                                         Workspace& workspace, cudaStream_t stream) {
   using Key = typename KeyTraits<T>::Key;
-  if (count == 0 || count > static_cast<std::size_t>(kOneLaunchMaxRanks) || !one_launch_takes(n, count, params))
+  if (count == 0 || count > static_cast<std::size_t>(kOneLaunchMaxRanks) || !band_one_launch_takes(n, count, params))
     return std::nullopt;
   const int blocks_per_sm = one_launch_blocks_per_sm<T>();
   if (blocks_per_sm == 0) return std::nullopt;

@@ -65,6 +65,10 @@ struct SampledMultiParams {
   // than 128 ranks: below half that), for up to kOneLaunchMaxRanks ranks (its table asks for at
   // most 4096 ranges); 0: the separate kernels always.
   std::size_t band_one_launch_below = std::size_t{1} << 27;
+  // Where the separate kernels' sample shows ties or a span their table cannot split (their
+  // verdict: the edges), the one launch answers instead at any size below 2^31 values and up to
+  // kOneLaunchMaxRanks ranks: it splits the crowded ranges into cells. false: the edges.
+  bool band_one_launch_on_ties = true;
   // The band form's sample (drawn, not sorted: its histograms plan the ranges). H200, tune-multi
   // 2026-12-02 (floats, 2^26 and 2^28, 101 and 1001 ranks): 16384 keys within 1 % of 32768 or
   // faster (101 ranks of 2^28: 0.772 against 0.790 ms with one block an SM; 1001 of 2^26 normal
@@ -104,6 +108,8 @@ enum class BandOutcome { answered, nan, use_edges };
 template <class T>
 BandOutcome band_multi_select(const T* d_values, std::size_t n, const std::size_t* ks, std::size_t count, T* out,
                               const SampledMultiParams&, Workspace&, cudaStream_t);
+// Whether band_multi_select_one_launch takes a call of n values and `count` ranks (its size limits).
+bool band_one_launch_takes(std::size_t n, std::size_t count, const SampledMultiParams&);
 // The band-table form in one cooperative launch (band_one_launch.cu); nullopt where it declines
 // (band_one_launch_below, kOneLaunchMaxRanks, a larger table or more candidates than its buffer,
 // no cooperative launch) and the separate kernels answer instead.
