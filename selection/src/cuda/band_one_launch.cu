@@ -192,18 +192,12 @@ __device__ __noinline__ unsigned count_read(const T* __restrict__ x, std::size_t
                                             unsigned* counters) {
   return bands::count_ranges(x, n, entries, counters);
 }
-// Where the sample shows long runs in one range: a warp's values of one range add once.
-template <class T>
-__device__ __noinline__ unsigned count_read_aggregated(const T* __restrict__ x, std::size_t n,
-                                                       const unsigned* entries, unsigned* counters) {
-  return bands::count_cells_aggregated(x, n, bands::RangeCells{entries}, 0, counters);
-}
-// With split ranges: every value counted in its cell from cell `from` on (0: the counting read
-// after a split from the sample; the first new cell: the refinement's read).
-template <class T>
-__device__ __noinline__ unsigned count_read_cells(const T* __restrict__ x, std::size_t n,
-                                                  bands::RefinedCells<typename KeyTraits<T>::Key> cells,
-                                                  unsigned from, unsigned* counters) {
+// Where the sample shows long runs (RangeCells: a warp's values of one range add once) or with
+// split ranges (RefinedCells): every value counted in its cell from cell `from` on (0: the
+// counting read; the first new cell: the refinement's read).
+template <class T, class Cells>
+__device__ __noinline__ unsigned count_read_cells(const T* __restrict__ x, std::size_t n, Cells cells, unsigned from,
+                                                  unsigned* counters) {
   return bands::count_cells_aggregated(x, n, cells, from, counters);
 }
 template <class T, class Cells>
@@ -211,6 +205,17 @@ __device__ __noinline__ void compact_read(const T* __restrict__ x, std::size_t n
                                           const unsigned char* flags, unsigned* cursors, unsigned char* stage,
                                           typename KeyTraits<T>::Key* __restrict__ candidates) {
   bands::compact_active_ranges<T>(x, n, cells, bands::ByteKeep{flags}, cursors, stage, candidates);
+}
+
+// A block's counts of cells [first, end) into its row of the per-block counts (the cursors'
+// source) and added to the global ones.
+__device__ void publish_counts(const unsigned* counters, unsigned first, unsigned end, unsigned* row,
+                               Control* control) {
+  for (unsigned c = first + threadIdx.x; c < end; c += kBandThreads) {
+    const unsigned k = counters[c];
+    row[c] = k;
+    if (k != 0) atomicAdd(&control->counts[c], k);
+  }
 }
 
 // The counters' copy into shared memory, a thread's loads in flight together.
@@ -378,11 +383,7 @@ __device__ unsigned refine_crowded_ranges(const T* __restrict__ x, std::size_t n
     __syncthreads();
     count_read_cells<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, cells, counters);
     __syncthreads();
-    for (unsigned c = cells + threadIdx.x; c < cells + added; c += kBandThreads) {
-      const unsigned k = counters[c];
-      row[c] = k;
-      if (k != 0) atomicAdd(&control->counts[c], k);
-    }
+    publish_counts(counters, cells, cells + added, row, control);
     grid.sync();
     cells += added;
   }
@@ -461,16 +462,12 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   __syncthreads();
   unsigned nans = split_slots != 0
                       ? count_read_cells<T>(x, n, bands::RefinedCells<Key>{v.entries, v.slot_of, v.slots}, 0, counters)
-                  : verdict.long_runs ? count_read_aggregated(x, n, v.entries, counters)
+                  : verdict.long_runs ? count_read_cells<T>(x, n, bands::RangeCells{v.entries}, 0, counters)
                                       : count_read(x, n, v.entries, counters);
   __syncthreads();
   stamp_phase(stamps, phase++);
   unsigned* row = block_counts + std::size_t(blockIdx.x) * kOneLaunchRanges;
-  for (unsigned r = threadIdx.x; r < cells; r += kBandThreads) {
-    const unsigned c = counters[r];
-    row[r] = c;
-    if (c != 0) atomicAdd(&control->counts[r], c);
-  }
+  publish_counts(counters, 0, cells, row, control);
   add_split_range_counts(v.slots, split_slots, counters, control);
   add_warp_sum(nans, &control->nans);
   stamp_phase(stamps, phase++);
