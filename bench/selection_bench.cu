@@ -3,6 +3,8 @@
 // the one-pass floor (cub::DeviceReduce::Max over the same array, same run), time / floor,
 // and speed-up over sort&choose. Every answer is checked against sort&choose from the same run;
 // the `mismatches` column must be 0. Inputs smaller than ~3x the L2 are rotated among copies.
+// Timed rows also say what one warm call asked of CUDA (cuda_check.cuh's call_counts: kernels
+// the library launched, CUB device-wide calls, memsets, copies, host synchronisations).
 //
 //   bench_selection_bench --out sel.csv [--json sel.json] [--quick]
 //                         [--sections single,multi,multi-phases,batched,tune,tune-multi,tune-batched,tune-bracket,tune-radix]
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "list_options.hpp"
+#include "../selection/src/cuda/cuda_check.cuh"         // call_counts(): launches and host synchronisations
 #include "../selection/src/cuda/checked_select.cuh"  // tuning knobs: cutting plane, Floyd–Rivest, bracket
 #include "../selection/src/cuda/sampled_multi_select.cuh"  // tuning knobs: sampled multiselection
 #include "../selection/src/cuda/batched_bracket.cuh"       // tuning knobs: batched bracket
@@ -96,12 +99,15 @@ struct Row {
   int mismatches = 0;
   std::string error;
   std::string auto_choice;  // auto's rows: what it ran (cuda_automatic.hpp)
+  bool counted = false;     // `counts` hold one call's (time_calls): written, else left empty
+  detail::CallCounts counts;
 };
 
 std::vector<Row> g_rows;
 
 struct Timing {
   double median, min, max;
+  detail::CallCounts counts;  // what the second warm-up call (a warm workspace) asked of CUDA
 };
 
 // Runs `call(i)` (i = rotation index) warm-up times, then `runs` times between events.
@@ -109,7 +115,12 @@ Timing time_calls(int runs, std::size_t rotation, const std::function<void(std::
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < 2; ++i) call(i % rotation);
+  detail::CallCounts counts;
+  for (int i = 0; i < 2; ++i) {
+    const detail::CallCounts before = detail::call_counts();
+    call(i % rotation);
+    counts = detail::call_counts() - before;
+  }
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {
     check(cudaEventRecord(start), "cudaEventRecord");
@@ -123,7 +134,7 @@ Timing time_calls(int runs, std::size_t rotation, const std::function<void(std::
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms.front(), ms.back()};
+  return {ms[ms.size() / 2], ms.front(), ms.back(), counts};
 }
 
 // Times `call` into `row` and appends it; an exception becomes the row's error and does not
@@ -133,6 +144,7 @@ void time_into_row(Row row, int runs, std::size_t rotation, std::size_t bytes, d
   try {
     const Timing t = time_calls(runs, rotation, call);
     row.median_ms = t.median, row.min_ms = t.min, row.max_ms = t.max;
+    row.counted = true, row.counts = t.counts;
     row.gbps = bytes / (t.median * 1e6);
     if (row.algorithm == "sort") sort_ms = t.median;
   } catch (const std::exception& error) {
@@ -797,7 +809,8 @@ void bench_tune_radix(const Options& options, gpu::Workspace& workspace) {
 void write_csv(const std::string& path) {
   std::ofstream out(path);
   out << "section,algorithm,type,distribution,shape,n,k,median_ms,min_ms,max_ms,gbps,floor_ms,"
-         "time_over_floor,sort_ms,speedup_vs_sort,mismatches,error,auto_choice\n";
+         "time_over_floor,sort_ms,speedup_vs_sort,mismatches,error,auto_choice,launches,cub_calls,memsets,copies,"
+         "host_syncs\n";
   for (const Row& r : g_rows) {
     const bool ok = r.error.empty();
     out << r.section << ',' << r.algorithm << ',' << r.type << ',' << r.distribution << ','
@@ -805,7 +818,12 @@ void write_csv(const std::string& path) {
         << r.max_ms << ',' << r.gbps << ',' << r.floor_ms << ','
         << (ok && r.floor_ms > 0 ? r.median_ms / r.floor_ms : 0) << ',' << r.sort_ms << ','
         << (ok && r.median_ms > 0 && r.sort_ms > 0 ? r.sort_ms / r.median_ms : 0) << ','
-        << r.mismatches << ",\"" << r.error << "\",\"" << r.auto_choice << "\"\n";
+        << r.mismatches << ",\"" << r.error << "\",\"" << r.auto_choice << '"';
+    if (r.counted)
+      out << ',' << r.counts.launches << ',' << r.counts.cub_calls << ',' << r.counts.memsets << ','
+          << r.counts.copies << ',' << r.counts.host_syncs << '\n';
+    else
+      out << ",,,,,\n";
   }
 }
 
@@ -834,7 +852,12 @@ void write_json(const std::string& path, const Options& options) {
         << ",\"median_ms\":" << r.median_ms << ",\"min_ms\":" << r.min_ms
         << ",\"max_ms\":" << r.max_ms << ",\"floor_ms\":" << r.floor_ms
         << ",\"sort_ms\":" << r.sort_ms << ",\"mismatches\":" << r.mismatches
-        << ",\"error\":\"" << json_escape(r.error) << "\",\"auto_choice\":\"" << r.auto_choice << "\"}" << (i + 1 < g_rows.size() ? ",\n" : "\n");
+        << ",\"error\":\"" << json_escape(r.error) << "\",\"auto_choice\":\"" << r.auto_choice << '"';
+    if (r.counted)
+      out << ",\"launches\":" << r.counts.launches << ",\"cub_calls\":" << r.counts.cub_calls
+          << ",\"memsets\":" << r.counts.memsets << ",\"copies\":" << r.counts.copies
+          << ",\"host_syncs\":" << r.counts.host_syncs;
+    out << '}' << (i + 1 < g_rows.size() ? ",\n" : "\n");
   }
   out << "]}\n";
 }

@@ -3,7 +3,8 @@
 optionally, bench/peers/selection_peers.py in the same call on the same machine.
 
 For every shape the issue names: what `auto` ran (the bench's auto_choice column: the library's
-cuda_automatic.hpp), its time (the uniform input, and the normal one where the section runs it),
+cuda_automatic.hpp), what one warm call of it asked of CUDA on the uniform input (kernels, CUB
+calls, memsets, copies, host synchronisations: the bench's counts), its time (the uniform input, and the normal one where the section runs it),
 its ratio to the one-pass floor of the same run, sort & choose, the fastest
 peer on that shape, the issue's target and whether it is met (on both inputs where the section
 runs both: "met", "not met", or which one meets it); then, per single-rank size and
@@ -137,9 +138,31 @@ def choice(uniform, normal):
     return " / ".join(names) if names else "—"
 
 
+COUNTS = ("launches", "cub_calls", "memsets", "copies", "host_syncs")
+
+
+def calls(row):
+    """What one warm call of `auto` asked of CUDA (the bench's launches ... host_syncs columns):
+    "1 kernel, 1 sync", "7 kernels + 1 CUB call, 3 copies, 1 sync"; "—" for CSVs without them."""
+    if any(not (row.get(name) or "").strip() for name in COUNTS):
+        return "—"
+    launches, cub, memsets, copies, syncs = (int(row[name]) for name in COUNTS)
+
+    def count(number, word, words=None):
+        return f"{number} {word if number == 1 else words or word + 's'}"
+
+    parts = [count(launches, "kernel") + (f" + {count(cub, 'CUB call')}" if cub else "")]
+    if memsets:
+        parts.append(count(memsets, "memset"))
+    if copies:
+        parts.append(count(copies, "copy", "copies"))
+    parts.append(count(syncs, "sync"))
+    return ", ".join(parts)
+
+
 def shape_table(bench, peers):
-    lines = ["| shape | `auto` ran | `auto` uniform / normal (ms) | x floor | sort (ms) | fastest peer (ms) | target | |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| shape | `auto` ran | calls | `auto` uniform / normal (ms) | x floor | sort (ms) | fastest peer (ms) | target | |",
+             "|---|---|---|---|---|---|---|---|---|"]
     missing = []
     for section, type_, size, ranks, kind, target, label in SHAPES:
         key = (section, type_, size, ranks)
@@ -164,7 +187,7 @@ def shape_table(bench, peers):
                                   float(reference["median_ms"]) if reference else None))
         goal = judged[0][0]
         met_normal = judged[1][1] if judged[1] is not None else None
-        lines.append(f"| {label} | {choice(uniform, normal)} | {both} | {auto_ms / floor_ms:.2f} | {ms(float(uniform['sort_ms']))} | "
+        lines.append(f"| {label} | {choice(uniform, normal)} | {calls(uniform)} | {both} | {auto_ms / floor_ms:.2f} | {ms(float(uniform['sort_ms']))} | "
                      f"{peer_text} | {goal} | {status(kind, judged[0][1], met_normal)} |")
     return lines, missing
 

@@ -1,5 +1,6 @@
 """bench/selection_issue_report.py on a small bench CSV and peers CSV written here: the targets'
-verdicts (uniform and normal each against its own floor and 101-rank time), the fastest peer
+verdicts (uniform and normal each against its own floor and 101-rank time), one call's counts
+of kernels, CUB calls, memsets, copies and host syncs (or "—" without them), the fastest peer
 (per rank count for many ranks; rows with errors skipped), the batched section's normal-like
 input, the 1001-against-101 rule, the adversarial ratio (medians,
 and many ranks where the adversarial set ran), and missing
@@ -14,14 +15,19 @@ report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 
 BENCH_FIELDS = ["section", "algorithm", "type", "distribution", "shape", "n", "k", "median_ms", "min_ms", "max_ms",
-                "gbps", "floor_ms", "time_over_floor", "sort_ms", "speedup_vs_sort", "mismatches", "error", "auto_choice"]
+                "gbps", "floor_ms", "time_over_floor", "sort_ms", "speedup_vs_sort", "mismatches", "error", "auto_choice",
+                "launches", "cub_calls", "memsets", "copies", "host_syncs"]
 
 
-def bench_row(section, algorithm, type_, distribution, shape, n, k, ms, floor_ms=0.01, sort_ms=0.1, auto_choice=""):
-    return {"section": section, "algorithm": algorithm, "type": type_, "distribution": distribution, "shape": shape,
-            "n": n, "k": k, "median_ms": ms, "min_ms": ms, "max_ms": ms, "gbps": 0, "floor_ms": floor_ms,
-            "time_over_floor": ms / floor_ms, "sort_ms": sort_ms, "speedup_vs_sort": sort_ms / ms, "mismatches": 0,
-            "error": "", "auto_choice": auto_choice}
+def bench_row(section, algorithm, type_, distribution, shape, n, k, ms, floor_ms=0.01, sort_ms=0.1, auto_choice="",
+              counts=("", "", "", "", "")):
+    """counts: launches, CUB calls, memsets, copies, host syncs of one call (empty: not counted)."""
+    row = {"section": section, "algorithm": algorithm, "type": type_, "distribution": distribution, "shape": shape,
+           "n": n, "k": k, "median_ms": ms, "min_ms": ms, "max_ms": ms, "gbps": 0, "floor_ms": floor_ms,
+           "time_over_floor": ms / floor_ms, "sort_ms": sort_ms, "speedup_vs_sort": sort_ms / ms, "mismatches": 0,
+           "error": "", "auto_choice": auto_choice}
+    row.update(zip(["launches", "cub_calls", "memsets", "copies", "host_syncs"], counts))
+    return row
 
 
 def write(path, fields, rows, comment=None):
@@ -52,13 +58,15 @@ def line_of(text, label):
 def test_verdicts_peers_and_adversarial_ratio(tmp_path, capsys):
     n20, n26 = 1 << 20, 1 << 26
     rows = [
-        bench_row("single", "auto", "float", "uniform", "", n20, n20 // 2, 0.020, auto_choice="radix"),
+        bench_row("single", "auto", "float", "uniform", "", n20, n20 // 2, 0.020, auto_choice="radix",
+                  counts=(1, 0, 0, 0, 1)),
         bench_row("single", "auto", "float", "normal", "", n20, n20 // 2, 0.022),
         bench_row("single", "auto", "float", "all_equal", "", n20, n20 // 2, 0.050),
         bench_row("single", "auto", "float", "uniform", "", n20, 0, 0.001),  # k != n/2: ignored
         bench_row("single", "auto", "float", "uniform", "", 1 << 24, 1 << 23, 0.060, floor_ms=0.025),
         bench_row("multi", "auto", "float", "uniform", "101 ranks", n26, 101, 0.5),
-        bench_row("multi", "auto", "float", "uniform", "101 ranks", 1 << 24, 101, 0.5, auto_choice="sampled-multi"),
+        bench_row("multi", "auto", "float", "uniform", "101 ranks", 1 << 24, 101, 0.5, auto_choice="sampled-multi",
+                  counts=(7, 1, 1, 3, 2)),
         bench_row("multi", "auto", "float", "normal", "101 ranks", 1 << 24, 101, 0.6, auto_choice="sort"),
         bench_row("multi", "auto", "float", "uniform", "1001 ranks", n26, 1001, 1.25),
         bench_row("batched", "auto", "double", "normal-like", "512x2^20", 1 << 20, 1 << 19, 2.0),
@@ -79,14 +87,16 @@ def test_verdicts_peers_and_adversarial_ratio(tmp_path, capsys):
     code, out = run(tmp_path, capsys, rows, peers)
     assert code == 0
     median = line_of(out.out, "median, 2^20 float")
-    assert "| radix | 20.0 µs / 22.0 µs |" in median and "| 2.00 |" in median  # the normal row names no choice
+    # the normal row names no choice; one call's counts from the uniform row
+    assert "| radix | 1 kernel, 1 sync | 20.0 µs / 22.0 µs |" in median and "| 2.00 |" in median
     assert "0.120 (cupy.partition(n/2))" in median  # the faster of the two peers
     assert median.endswith("| ≤ 25.0 µs | met |")
     assert line_of(out.out, "median, 2^24 float").endswith("| ≤ 2 x floor | not met |")  # 0.060 > 2 x 0.025
     assert line_of(out.out, "101 percentiles, 2^24 float").startswith(
-        "| 101 percentiles, 2^24 float | sampled-multi / sort | 0.500 / 0.600 |")
+        "| 101 percentiles, 2^24 float | sampled-multi / sort | 7 kernels + 1 CUB call, 1 memset, 3 copies, 2 syncs | "
+        "0.500 / 0.600 |")
     assert "| 0.450 (torch.sort+gather) |" in line_of(out.out, "101 percentiles, 2^24 float")  # by ranks too
-    assert line_of(out.out, "1001 percentiles, 2^26 float").startswith("| 1001 percentiles, 2^26 float | — |")
+    assert line_of(out.out, "1001 percentiles, 2^26 float").startswith("| 1001 percentiles, 2^26 float | — | — |")
     assert "| — | ≤ 2 x the 101-rank time" in line_of(out.out, "1001 percentiles, 2^26 float")  # the error row
     assert line_of(out.out, "1001 percentiles, 2^26 float").endswith(
         "| ≤ 2 x the 101-rank time (1.000) | not met |")

@@ -52,6 +52,7 @@ inline bool launch_cooperative(const void* kernel, unsigned grid, int threads, v
     return false;
   }
   CUDA_CHECK(launched);
+  count_call(CallKind::launch);
   return true;
 }
 
