@@ -557,7 +557,6 @@ __global__ __launch_bounds__(kBandThreads, 1) void band_one_launch(
   stamp_phase(stamps, phase);
 }
 
-
 // What one call needs besides the ranks.
 template <class T>
 struct LaunchArgs {
